@@ -1,0 +1,27 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "EndpointKit",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "EndpointKit", targets: ["EndpointKit"]),
+        .library(name: "EndpointKitTesting", targets: ["EndpointKitTesting"]),
+        .executable(name: "endpointkit-demo", targets: ["EndpointKitDemo"]),
+    ],
+    targets: [
+        .target(name: "EndpointKit"),
+        .target(name: "EndpointKitTesting", dependencies: ["EndpointKit"]),
+        .executableTarget(name: "EndpointKitDemo", dependencies: ["EndpointKit", "EndpointKitTesting"]),
+        .testTarget(name: "EndpointKitTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
+        .testTarget(name: "EndpointKitIntegrationTests", dependencies: ["EndpointKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

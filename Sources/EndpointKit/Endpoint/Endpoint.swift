@@ -1,0 +1,61 @@
+import Foundation
+
+/// A typed description of one API call: what to send, what `Kind` of access it needs, and what `Response`
+/// it returns.
+///
+/// `Kind` and `Response` are phantom types: an endpoint stores neither, they let the compiler check each
+/// call. Declare endpoints as static factories in constrained extensions, and the compiler infers both at
+/// the call site:
+///
+///     extension Endpoint where Kind == EndpointKinds.Public, Response == [Item] {
+///         static var featuredItems: Self { Endpoint(path: "featured") }
+///     }
+///     extension Endpoint where Kind == EndpointKinds.Private, Response == SearchResults {
+///         static func search(for query: String) -> Self {
+///             Endpoint(path: "search", queryItems: [URLQueryItem(name: "q", value: query)])
+///         }
+///     }
+///
+///     let featured = try await client.response(for: .featuredItems)
+///     let results = try await client.response(for: .search(for: "tea"), using: token)
+public struct Endpoint<Kind: EndpointKind, Response>: Sendable {
+    /// The request method; `GET` unless set.
+    public var method: HTTPMethod
+    /// The path below the environment's base URL; interpolated values are each one segment.
+    public var path: EndpointPath
+    /// Query items, sent in order after the environment's. Names and values are percent-encoded so that
+    /// every character, `+`, `&`, `=` and `#` included, reaches the server as written. An item whose value
+    /// is `nil` is sent as its bare name.
+    public var queryItems: [URLQueryItem]
+    /// Headers for this endpoint; they win over the environment's and the client's.
+    public var headers: HTTPHeaders
+    /// The body, or `nil` for none. `GET` and `HEAD` endpoints cannot have one.
+    public var body: (any RequestBody)?
+    /// How to unwrap the response body, or `nil` to use the client's setting.
+    public var envelope: ResponseEnvelope?
+
+    /// Creates an endpoint.
+    ///
+    /// - Parameters:
+    ///   - method: The request method.
+    ///   - path: The path below the environment's base URL, e.g. `"items/\(id)"`.
+    ///   - queryItems: Query items in order.
+    ///   - headers: Headers for this endpoint.
+    ///   - body: The request body, e.g. `JSONBody(newItem)`.
+    ///   - envelope: How to unwrap the response, or `nil` for the client's setting.
+    public init(
+        method: HTTPMethod = .get,
+        path: EndpointPath,
+        queryItems: [URLQueryItem] = [],
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: (any RequestBody)? = nil,
+        envelope: ResponseEnvelope? = nil
+    ) {
+        self.method = method
+        self.path = path
+        self.queryItems = queryItems
+        self.headers = headers
+        self.body = body
+        self.envelope = envelope
+    }
+}

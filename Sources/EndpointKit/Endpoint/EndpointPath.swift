@@ -1,0 +1,77 @@
+/// The path of an endpoint, relative to its server environment's base URL.
+///
+/// Literal text is a route you wrote: `/` separates segments and it stays as written (characters that
+/// cannot appear in a path, such as spaces, are percent-encoded). Every interpolated value becomes exactly
+/// **one** path segment: `/`, `?`, `#`, `%` and `;` inside it are percent-encoded, and a value that is `.` or
+/// `..` is encoded too, so input can never change the route.
+///
+///     Endpoint(path: "items/\(id)")          // id "../admin" is sent as /items/..%2Fadmin
+///     Endpoint(path: EndpointPath(segments: ["files", name]))
+///
+/// An interpolated value that is empty would silently turn `items/\(id)` into `items/`; building such a
+/// request fails with ``EndpointError/Kind/invalidRequest`` instead.
+public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    /// The path as it is sent, already percent-encoded, without a leading `/`.
+    public let percentEncoded: String
+
+    /// Why this path cannot be sent, or `nil` when it can.
+    let problem: String?
+
+    /// Creates a path from literal text, which stays as written.
+    public init(stringLiteral value: String) {
+        self.percentEncoded = Self.trimmingLeadingSlashes(PercentEncoding.encodeLiteralPath(value))
+        self.problem = nil
+    }
+
+    /// Creates a path from a string with interpolated values; each value becomes one segment.
+    public init(stringInterpolation: StringInterpolation) {
+        self.percentEncoded = Self.trimmingLeadingSlashes(stringInterpolation.output)
+        self.problem = stringInterpolation.problem
+    }
+
+    /// Creates a path in which every element is one segment, encoded like an interpolated value.
+    ///
+    /// - Parameter segments: Unencoded segments; none may be empty.
+    public init(segments: [String]) {
+        self.percentEncoded = segments.map(PercentEncoding.encodeSegment).joined(separator: "/")
+        self.problem = segments.contains(where: \.isEmpty) ? "a path segment is empty" : nil
+    }
+
+    /// The percent-encoded path, for logs.
+    public var description: String { percentEncoded }
+
+    private static func trimmingLeadingSlashes(_ path: String) -> String {
+        String(path.drop(while: { $0 == "/" }))
+    }
+
+    /// Builds an ``EndpointPath`` from a string literal with interpolations.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var output = ""
+        var problem: String?
+
+        /// Reserves room for the literal text and the interpolated values.
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            output.reserveCapacity(literalCapacity + interpolationCount * 8)
+        }
+
+        /// Appends route text, which stays as written.
+        public mutating func appendLiteral(_ literal: String) {
+            output += PercentEncoding.encodeLiteralPath(literal)
+        }
+
+        /// Appends `value` as exactly one path segment.
+        public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
+            let text = value.description
+            if text.isEmpty, problem == nil {
+                problem = "the value interpolated after \"\(output)\" is empty, which would change the route"
+            }
+            output += PercentEncoding.encodeSegment(text)
+        }
+
+        /// Appends another path as it is, for composing routes from pieces you wrote.
+        public mutating func appendInterpolation(path: EndpointPath) {
+            output += path.percentEncoded
+            if problem == nil { problem = path.problem }
+        }
+    }
+}

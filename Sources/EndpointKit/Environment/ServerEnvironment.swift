@@ -1,0 +1,30 @@
+import Foundation
+
+/// Where endpoints are sent: a base URL, plus headers and query items every request gets unless it sets its own.
+///
+/// Declare your environments as plain static values and point a client at one; endpoints never change:
+///
+///     extension ServerEnvironment {
+///         static let production = ServerEnvironment(baseURL: URL(string: "https://api.example.com/v1")!)
+///         static let staging = ServerEnvironment(
+///             baseURL: URL(string: "https://staging.example.com/v1")!,
+///             headers: ["X-Debug": "1"]
+///         )
+///     }
+///
+/// The base URL's path is kept: `/v1` with the endpoint path `items/42` is sent as `/v1/items/42`.
+public struct ServerEnvironment: Sendable, Hashable {
+    /// The URL every endpoint path is appended to; it must be `http` or `https` with a host.
+    public var baseURL: URL
+    /// Headers sent with every request that does not set a header of the same name.
+    public var headers: HTTPHeaders
+    /// Query items sent with every request that does not have an item of the same name.
+    public var queryItems: [URLQueryItem]
+
+    /// Creates an environment.
+    public init(baseURL: URL, headers: HTTPHeaders = HTTPHeaders(), queryItems: [URLQueryItem] = []) {
+        self.baseURL = baseURL
+        self.headers = headers
+        self.queryItems = queryItems
+    }
+}

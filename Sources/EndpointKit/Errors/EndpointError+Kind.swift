@@ -1,0 +1,34 @@
+extension EndpointError {
+    /// The diagnosis of an ``EndpointError``.
+    ///
+    /// A struct with static members rather than an enum, so that a later release can add a kind without
+    /// breaking your `switch`; match the kinds you handle and add a `default`.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        /// The kind's name, e.g. `unacceptableStatus`.
+        public let name: String
+
+        /// Creates a kind; use the static members unless a custom transport needs its own.
+        public init(_ name: String) { self.name = name }
+
+        /// The kind's name.
+        public var description: String { name }
+
+        /// The request could not be built: an invalid base URL, path, method or header, or a kind's
+        /// `prepare` failed. Nothing was sent.
+        public static let invalidRequest = Kind("invalidRequest")
+        /// The request body could not be encoded. Nothing was sent.
+        public static let encodingFailed = Kind("encodingFailed")
+        /// The transport failed before a complete response arrived: connection refused, host not found,
+        /// connection lost, a TLS failure.
+        public static let transportFailed = Kind("transportFailed")
+        /// The request took longer than its timeout.
+        public static let timedOut = Kind("timedOut")
+        /// The calling task was cancelled; the transfer was stopped.
+        public static let cancelled = Kind("cancelled")
+        /// The server answered with a status outside 200–299; ``EndpointError/statusCode`` and
+        /// ``EndpointError/bodySnippet`` say what it sent.
+        public static let unacceptableStatus = Kind("unacceptableStatus")
+        /// The body did not match the response type; ``EndpointError/codingPath`` says where.
+        public static let decodingFailed = Kind("decodingFailed")
+    }
+}

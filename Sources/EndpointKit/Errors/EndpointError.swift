@@ -1,0 +1,83 @@
+import Foundation
+
+/// The one error type EndpointKit's client throws, with the context needed to fix the call.
+///
+/// Switch over ``kind`` to decide what to do, and log ``description``: it is a single line holding the
+/// method, the redacted URL, the status, a bounded body snippet and, for decoding, the coding path. It never
+/// holds a token: `Authorization`, cookies and secret query values are redacted.
+///
+///     do {
+///         let item = try await client.response(for: .item(42))
+///     } catch {
+///         switch error.kind {
+///         case .unacceptableStatus where error.statusCode == 404: showMissing()
+///         case .cancelled: break
+///         default: logger.error("\(error)")
+///         }
+///     }
+public struct EndpointError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as a diagnosis you can switch over.
+    public var kind: Kind
+    /// A human-readable explanation of this failure.
+    public var message: String
+    /// The request's method and redacted URL, or `nil` when the failure happened before a URL existed.
+    public var request: RequestSummary?
+    /// The HTTP status code, or `nil` when no response arrived.
+    public var statusCode: Int?
+    /// The response headers, or `nil` when no response arrived. Sensitive values stay in here; ``description``
+    /// never prints them.
+    public var responseHeaders: HTTPHeaders?
+    /// The first ``bodySnippetLimit`` bytes of the response body as lossy UTF-8, or `nil` when no body arrived.
+    public var bodySnippet: String?
+    /// For ``Kind/decodingFailed``, where in the body decoding failed, e.g. `result.items[3].price`.
+    public var codingPath: String?
+    /// The error that caused this one (`URLError`, `DecodingError`, `CancellationError`, a transport's own),
+    /// or `nil`.
+    public var underlyingError: (any Error)?
+
+    /// How many bytes of a response body ``bodySnippet`` keeps.
+    public static let bodySnippetLimit = 512
+
+    /// Creates an error; EndpointKit creates these for you, and custom transports and kinds may too.
+    public init(
+        _ kind: Kind,
+        _ message: String,
+        request: RequestSummary? = nil,
+        statusCode: Int? = nil,
+        responseHeaders: HTTPHeaders? = nil,
+        body: Data? = nil,
+        codingPath: String? = nil,
+        underlyingError: (any Error)? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.request = request
+        self.statusCode = statusCode
+        self.responseHeaders = responseHeaders
+        self.bodySnippet = body.flatMap(Self.snippet)
+        self.codingPath = codingPath
+        self.underlyingError = underlyingError
+    }
+
+    /// One log line: kind, request, status, message, coding path and body snippet; secrets redacted.
+    public var description: String {
+        var parts = ["EndpointError.\(kind)"]
+        if let request { parts.append(request.description) }
+        if let statusCode { parts.append("status \(statusCode)") }
+        parts.append(message)
+        if let codingPath { parts.append("at \(codingPath.isEmpty ? "<root>" : codingPath)") }
+        if let bodySnippet, !bodySnippet.isEmpty { parts.append("body: \(Self.singleLine(bodySnippet))") }
+        return parts.joined(separator: " | ")
+    }
+
+    private static func snippet(of body: Data) -> String? {
+        guard !body.isEmpty else { return nil }
+        var text = String(decoding: body.prefix(bodySnippetLimit), as: UTF8.self)
+        if body.count > bodySnippetLimit { text += "…" }
+        return text
+    }
+
+    private static func singleLine(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+    }
+}

@@ -1,0 +1,40 @@
+extension HTTPHeaders {
+    /// Why `name` and `value` cannot be sent, or `nil` when they can.
+    ///
+    /// Linux URLSession writes header names and `allHTTPHeaderFields` values to the wire unchecked, so a CR or
+    /// LF there injects a header or a whole second request; the check happens here, before a `URLRequest` exists.
+    static func problem(name: String, value: String) -> String? {
+        guard HTTPToken.isValid(name) else {
+            return "header name \(quoted(name)) is not an HTTP token"
+        }
+        for scalar in value.unicodeScalars {
+            switch scalar.value {
+            case 0x0D, 0x0A, 0x00:
+                return "the value of header \(name) contains a line break or NUL"
+            case 0x09, 0x20...0x7E:
+                continue
+            case 0x80...:
+                return "the value of header \(name) contains non-ASCII text; encode it first (e.g. RFC 8187)"
+            default:
+                return "the value of header \(name) contains a control character"
+            }
+        }
+        return nil
+    }
+
+    /// Checks every field, including that none is one the transport manages.
+    func validate() -> String? {
+        for field in self {
+            if field.name.isManagedByTransport {
+                return "header \(field.name) is set by the transport and cannot be overridden"
+            }
+            if let problem = Self.problem(name: field.name.rawValue, value: field.value) { return problem }
+        }
+        return nil
+    }
+
+    private static func quoted(_ name: String) -> String {
+        "\"" + name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : $0.escaped(asASCII: true) }
+            .joined() + "\""
+    }
+}

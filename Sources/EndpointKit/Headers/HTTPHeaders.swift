@@ -1,0 +1,91 @@
+/// An ordered list of HTTP header fields with case-insensitive names.
+///
+///     var headers: HTTPHeaders = [.accept: "application/json", "X-Request-ID": requestID]
+///     headers[.cacheControl] = "no-cache"
+///
+/// Headers are checked when a request is built, before anything is sent: a name must be an RFC 9110 token,
+/// a value must hold no CR, LF, NUL or other control character and no non-ASCII text, and headers the
+/// transport manages itself (``Name/host``, ``Name/contentLength``, ``Name/transferEncoding``, `Connection`,
+/// `TE`, `Upgrade`, `Expect`) cannot be set. A violation fails with ``EndpointError/Kind/invalidRequest``.
+public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible {
+    /// One header field.
+    public struct Field: Sendable, Hashable {
+        /// The field's name.
+        public var name: Name
+        /// The field's value.
+        public var value: String
+
+        /// Creates a field.
+        public init(name: Name, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    private var fields: [Field]
+
+    /// Creates an empty list.
+    public init() { fields = [] }
+
+    /// Creates a list from fields, in order.
+    public init(_ fields: [Field]) { self.fields = fields }
+
+    /// Creates a list from a dictionary literal; a later duplicate name replaces an earlier one.
+    public init(dictionaryLiteral elements: (Name, String)...) {
+        fields = []
+        for (name, value) in elements { self[name] = value }
+    }
+
+    /// The value of the first field named `name`, or `nil` when there is none. Setting a value replaces every
+    /// field with that name; setting `nil` removes them.
+    public subscript(name: Name) -> String? {
+        get { fields.first(where: { $0.name == name })?.value }
+        set {
+            if let index = fields.firstIndex(where: { $0.name == name }) {
+                fields.removeAll(where: { $0.name == name })
+                if let newValue { fields.insert(Field(name: name, value: newValue), at: index) }
+            } else if let newValue {
+                fields.append(Field(name: name, value: newValue))
+            }
+        }
+    }
+
+    /// Appends a field, keeping any others with the same name.
+    public mutating func add(_ value: String, for name: Name) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: Name) {
+        fields.removeAll(where: { $0.name == name })
+    }
+
+    /// Whether a field named `name` is present.
+    public func contains(_ name: Name) -> Bool {
+        fields.contains(where: { $0.name == name })
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Iterates over the fields in order.
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The fields as `Name: value` lines, with sensitive values redacted.
+    public var description: String {
+        fields.map { "\($0.name): \($0.name.isSensitive ? Redaction.placeholder : $0.value)" }
+            .joined(separator: ", ")
+    }
+
+    /// Returns these fields, then those of `other` whose names these do not have.
+    func merging(defaults other: HTTPHeaders) -> HTTPHeaders {
+        var merged = self
+        for field in other.fields where !contains(field.name) {
+            merged.fields.append(field)
+        }
+        return merged
+    }
+}

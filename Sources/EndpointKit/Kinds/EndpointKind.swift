@@ -1,0 +1,31 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What an endpoint needs before it can be sent, checked by the compiler.
+///
+/// A kind names the ``RequestData`` a call must supply and applies it to the `URLRequest`. Because
+/// ``Endpoint`` carries its kind as a type, calling an endpoint without its data does not compile:
+///
+///     enum APIKeyed: EndpointKind {
+///         static func prepare(_ request: inout URLRequest, with key: APIKey) throws {
+///             request.setValue(key.value, forHTTPHeaderField: "X-API-Key")
+///         }
+///     }
+///
+/// Kinds whose `RequestData` is `Void` are sent without a `using:` argument.
+public protocol EndpointKind: Sendable {
+    /// What a caller must supply to send an endpoint of this kind, e.g. ``AccessToken``.
+    associatedtype RequestData: Sendable
+
+    /// Applies `data` to `request`, which already holds the endpoint's URL, method, headers and body.
+    ///
+    /// Headers set here are checked like any other before the request is sent. Throw to refuse the request;
+    /// the client reports a thrown error as ``EndpointError/Kind/invalidRequest``.
+    static func prepare(_ request: inout URLRequest, with data: RequestData) throws
+}
+
+/// The kinds EndpointKit ships; write your own by conforming a caseless enum to ``EndpointKind``.
+public enum EndpointKinds {}

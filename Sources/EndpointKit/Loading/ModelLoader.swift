@@ -1,0 +1,58 @@
+/// Loads any `Identifiable & Decodable` model by its ID, through an endpoint you name once.
+///
+///     let loader = ModelLoader<Item>(client: client) { id in .item(id) }
+///     let item = try await loader.loadModel(withID: 42)
+///     for try await item in loader.publisher(forID: 42) { print(item.name) }
+///
+/// For models behind a kind that needs request data, pass it once with ``init(client:using:endpoint:)``.
+public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable where Model.ID: Sendable {
+    private let load: @Sendable (Model.ID) async throws(EndpointError) -> Model
+
+    /// Creates a loader for endpoints whose kind needs no request data.
+    ///
+    /// - Parameters:
+    ///   - client: The client that sends the requests.
+    ///   - endpoint: The endpoint that returns the model with a given ID.
+    public init<Kind: EndpointKind>(
+        client: EndpointClient,
+        endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
+    ) where Kind.RequestData == Void {
+        self.init(client: client, using: (), endpoint: endpoint)
+    }
+
+    /// Creates a loader that sends every request with `requestData`, e.g. an ``AccessToken``.
+    ///
+    /// - Parameters:
+    ///   - client: The client that sends the requests.
+    ///   - requestData: What the endpoints' kind needs.
+    ///   - endpoint: The endpoint that returns the model with a given ID.
+    public init<Kind: EndpointKind>(
+        client: EndpointClient,
+        using requestData: Kind.RequestData,
+        endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
+    ) {
+        load = { id async throws(EndpointError) -> Model in
+            try await client.response(for: endpoint(id), using: requestData)
+        }
+    }
+
+    /// Creates a loader from any loading function, e.g. one that reads a cache first.
+    public init(load: @escaping @Sendable (Model.ID) async throws(EndpointError) -> Model) {
+        self.load = load
+    }
+
+    /// Loads the model with `id`.
+    ///
+    /// - Throws: ``EndpointError``, as ``EndpointClient/response(for:using:)`` does.
+    public func loadModel(withID id: Model.ID) async throws(EndpointError) -> Model {
+        try await load(id)
+    }
+
+    /// A cold, re-iterable publisher that loads the model with `id` once per iteration.
+    ///
+    /// See ``EndpointPublisher`` for the contract.
+    public func publisher(forID id: Model.ID) -> EndpointPublisher<Model> {
+        let load = self.load
+        return EndpointPublisher { () async throws(EndpointError) -> Model in try await load(id) }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default ``Transport``: sends requests with a `URLSession` it owns.
+///
+/// The session is configured for server and app code alike: an ephemeral configuration, no cookie storage
+/// and no URL cache (on Linux the shared session persists cookies to a file the next process reads, and on
+/// Apple platforms a shared cache can serve one user's response to another), and one session-level
+/// delegate that keeps credentials from following a redirect to another origin (Linux URLSession forwards
+/// `Authorization` everywhere, and never asks per-task delegates about redirects).
+///
+///     let client = EndpointClient(environment: environment, transport: URLSessionTransport())
+///
+/// Timeouts are rounded up to whole seconds (at least 1), because Linux URLSession truncates fractions and
+/// fails every request at once when given less than a second.
+public final class URLSessionTransport: Transport {
+    /// The session requests are sent through.
+    public let session: URLSession
+    private let ownsSession: Bool
+
+    /// Creates a transport with its own session built from `configuration`.
+    ///
+    /// - Parameter configuration: The session's configuration; ``defaultConfiguration()`` unless given.
+    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
+        session = URLSession(configuration: configuration, delegate: SessionDelegate(), delegateQueue: nil)
+        ownsSession = true
+    }
+
+    /// Creates a transport that sends through `session`, which you keep configuring and own.
+    ///
+    /// EndpointKit's redirect protection lives in its session delegate, so a session you pass follows only
+    /// its own delegate's redirect rules.
+    public init(session: URLSession) {
+        self.session = session
+        ownsSession = false
+    }
+
+    deinit {
+        if ownsSession { session.finishTasksAndInvalidate() }
+    }
+
+    /// An ephemeral configuration without cookies or a URL cache.
+    public static func defaultConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return configuration
+    }
+
+    /// Sends `request`; cancelling the calling task cancels the `URLSessionTask`.
+    public func send(_ request: TransportRequest) async throws -> HTTPResponse {
+        var urlRequest = request.urlRequest
+        urlRequest.timeoutInterval = Self.wholeSeconds(urlRequest.timeoutInterval)
+        let (data, response): (Data, URLResponse)
+        if let file = request.bodyFileURL {
+            (data, response) = try await session.upload(for: urlRequest, fromFile: file)
+        } else {
+            (data, response) = try await session.data(for: urlRequest)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw URLError(.badServerResponse)
+        }
+        return HTTPResponse(statusCode: http.statusCode, headers: Self.headers(of: http), body: data, url: http.url)
+    }
+
+    static func wholeSeconds(_ interval: TimeInterval) -> TimeInterval {
+        guard interval.isFinite, interval > 0 else { return 60 }
+        return max(1, interval.rounded(.up))
+    }
+
+    private static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            headers.add(String(describing: value), for: HTTPHeaders.Name(String(describing: name)))
+        }
+        return headers
+    }
+}

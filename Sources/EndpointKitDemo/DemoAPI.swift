@@ -1,0 +1,33 @@
+import EndpointKit
+import Foundation
+
+/// An item in the demo catalogue.
+struct Item: Codable, Sendable, Identifiable, Equatable {
+    let id: Int
+    var name: String
+}
+
+/// What the private search returns.
+struct SearchResults: Codable, Sendable {
+    var items: [Item]
+}
+
+extension Endpoint where Kind == EndpointKinds.Public, Response == [Item] {
+    /// The items on the front page.
+    static var featuredItems: Self { Endpoint(path: "featured") }
+}
+
+extension Endpoint where Kind == EndpointKinds.Public, Response == Item {
+    /// One item by ID.
+    static func item(_ id: Item.ID) -> Self { Endpoint(path: "items/\(id)") }
+
+    /// One item by a raw, untrusted identifier; the interpolation keeps it inside one path segment.
+    static func item(rawID: String) -> Self { Endpoint(path: "items/\(rawID)") }
+}
+
+extension Endpoint where Kind == EndpointKinds.Private, Response == SearchResults {
+    /// Items whose name contains `query`; needs an access token.
+    static func search(for query: String) -> Self {
+        Endpoint(path: "search", queryItems: [URLQueryItem(name: "q", value: query)])
+    }
+}

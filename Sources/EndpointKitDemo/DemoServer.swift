@@ -1,0 +1,55 @@
+import EndpointKit
+import EndpointKitTesting
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The demo's built-in API: an in-process stand-in for a real server, answering the demo endpoints.
+enum DemoServer {
+    static let baseURL = URL(string: "https://demo.endpointkit.invalid/v1")
+    static let token = "demo-token"
+
+    static let catalogue = [
+        Item(id: 1, name: "Green tea"), Item(id: 2, name: "Black tea"), Item(id: 3, name: "Oolong tea"),
+        Item(id: 42, name: "Towel"),
+    ]
+
+    static func makeTransport() -> StubTransport {
+        StubTransport { request in try reply(to: request) }
+    }
+
+    private static func reply(to request: URLRequest) throws -> StubResponse {
+        guard let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return .status(400)
+        }
+        let path = components.percentEncodedPath
+        let encoder = JSONEncoder()
+        if path == "/v1/featured" {
+            return try .json(encoder.encode(Array(catalogue.prefix(3))))
+        }
+        if path.hasPrefix("/v1/items/") {
+            let segment = String(path.dropFirst("/v1/items/".count))
+            guard let id = Int(segment), let item = catalogue.first(where: { $0.id == id }) else {
+                return .json(#"{"error": "no item \#(segment)"}"#, status: 404)
+            }
+            return try .json(encoder.encode(item))
+        }
+        if path == "/v1/search" {
+            guard request.value(forHTTPHeaderField: "Authorization") == "Bearer \(token)" else {
+                return .json(#"{"error": "missing or wrong bearer token"}"#, status: 401)
+            }
+            let query = components.queryItems?.first(where: { $0.name == "q" })?.value ?? ""
+            let found = catalogue.filter { $0.name.localizedCaseInsensitiveContains(query) }
+            return try .json(encoder.encode(SearchResults(items: found)))
+        }
+        return .status(404)
+    }
+}
+
+extension StubResponse {
+    fileprivate static func json(_ data: Data) -> StubResponse {
+        .response(status: 200, headers: [.contentType: "application/json"], body: data)
+    }
+}

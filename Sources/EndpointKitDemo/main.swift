@@ -1,0 +1,112 @@
+import EndpointKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The README's first command: `swift run endpointkit-demo` runs against the built-in stub API;
+// `--base-url URL [--token TOKEN]` runs the same calls against a real server.
+
+let usage = """
+    usage: endpointkit-demo [--base-url URL] [--token TOKEN]
+
+      With no options the demo talks to a built-in, in-process stub of its API.
+      --base-url URL   send the same calls to a real server (GET featured, items/{id}, search?q=)
+      --token TOKEN    the bearer token for the private search (default: the stub's token)
+    """
+
+var baseURLArgument: String?
+var tokenArgument: String?
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--base-url": baseURLArgument = arguments.popFirst()
+    case "--token": tokenArgument = arguments.popFirst()
+    case "-h", "--help":
+        print(usage)
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("unknown argument \(argument)\n\(usage)\n".utf8))
+        exit(64)
+    }
+}
+
+let transport: any Transport
+let baseURL: URL
+if let baseURLArgument {
+    guard let url = URL(string: baseURLArgument), url.host != nil else {
+        FileHandle.standardError.write(Data("--base-url needs an absolute URL, got \(baseURLArgument)\n".utf8))
+        exit(64)
+    }
+    baseURL = url
+    transport = PrintingTransport(base: URLSessionTransport())
+    print("EndpointKit demo against \(baseURL.absoluteString)\n")
+} else if let url = DemoServer.baseURL {
+    baseURL = url
+    transport = PrintingTransport(base: DemoServer.makeTransport())
+    print("EndpointKit demo against the built-in stub API at \(url.absoluteString)\n")
+} else {
+    exit(70)
+}
+
+let client = EndpointClient(environment: ServerEnvironment(baseURL: baseURL), transport: transport)
+let token = AccessToken(tokenArgument ?? DemoServer.token)
+var failures = 0
+
+@MainActor
+func step(_ title: String, _ body: () async throws(EndpointError) -> Void) async {
+    print("• \(title)")
+    do {
+        try await body()
+    } catch {
+        failures += 1
+        print("  ✗ \(error)")
+    }
+    print("")
+}
+
+await step("Public endpoint: featured items") { () async throws(EndpointError) in
+    let featured = try await client.response(for: .featuredItems)
+    print("  ✓ \(featured.count) items: \(featured.map(\.name).joined(separator: ", "))")
+}
+
+await step("Private endpoint: search, with \(token)") { () async throws(EndpointError) in
+    let results = try await client.response(for: .search(for: "tea"), using: token)
+    print("  ✓ \(results.items.count) results for \"tea\"")
+}
+
+await step("Model loaded by ID through ModelLoader<Item>") { () async throws(EndpointError) in
+    let loader = ModelLoader<Item>(client: client) { id in .item(id) }
+    let item = try await loader.loadModel(withID: 42)
+    print("  ✓ item 42 is \"\(item.name)\"")
+}
+
+await step("Publisher: the same search as an AsyncSequence, iterated twice") { () async throws(EndpointError) in
+    let publisher = client.publisher(for: .search(for: "oolong"), using: token)
+    for pass in 1...2 {
+        for try await results in publisher {
+            print("  ✓ pass \(pass): \(results.items.map(\.name))")
+        }
+    }
+}
+
+await step("A hostile ID stays inside one path segment") { () async throws(EndpointError) in
+    let request = try Endpoint.item(rawID: "../admin?x=1#f").makeRequest(in: client.environment, with: ())
+    print("  ✓ would send \(request.url?.absoluteString ?? "?")")
+}
+
+await step("A typed error: an item that does not exist") { () async throws(EndpointError) in
+    do throws(EndpointError) {
+        _ = try await client.response(for: .item(999))
+        print("  ✗ expected a 404")
+    } catch where error.kind == .unacceptableStatus {
+        print("  ✓ \(error.kind), status \(error.statusCode ?? 0): \(error.bodySnippet ?? "")")
+    }
+}
+
+print("Calling .search(for:) without a token does not compile: the private kind needs an AccessToken.")
+if failures > 0 {
+    print("\(failures) step(s) failed.")
+    exit(1)
+}
