@@ -1,0 +1,107 @@
+import EndpointKitTesting
+import Foundation
+import Testing
+
+@testable import EndpointKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct EndpointErrorTests {
+    func client(_ replies: StubResponse...) -> EndpointClient {
+        EndpointClient(environment: Fixture.environment, transport: StubTransport(replies: replies))
+    }
+
+    @Test(
+        "Statuses outside 2xx are unacceptableStatus errors with status, headers and body",
+        arguments: [301, 400, 401, 404, 409, 500, 503]
+    )
+    func unacceptableStatus(status: Int) async throws {
+        let error = try await #require(throws: EndpointError.self) {
+            try await client(.json(#"{"error": "bad"}"#, status: status)).response(for: .item(1))
+        }
+
+        #expect(error.kind == .unacceptableStatus)
+        #expect(error.statusCode == status)
+        #expect(error.bodySnippet == #"{"error": "bad"}"#)
+        #expect(error.responseHeaders?[.contentType] == "application/json")
+        #expect(error.request?.description == "GET https://api.test/v1/items/1")
+    }
+
+    @Test("The body snippet is bounded")
+    func boundedSnippet() async throws {
+        let body = Data(repeating: UInt8(ascii: "x"), count: 10_000)
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client(.response(status: 500, body: body)).response(for: .item(1))
+        }
+
+        let snippet = try #require(error.bodySnippet)
+        #expect(snippet.hasPrefix(String(repeating: "x", count: EndpointError.bodySnippetLimit)))
+        #expect(snippet.utf8.count <= EndpointError.bodySnippetLimit + 3)
+    }
+
+    @Test(
+        "Transport failures are classified",
+        arguments: [
+            (URLError.Code.timedOut, EndpointError.Kind.timedOut),
+            (.cancelled, .cancelled),
+            (.cannotConnectToHost, .transportFailed),
+            (.notConnectedToInternet, .transportFailed),
+            (.networkConnectionLost, .transportFailed),
+        ]
+    )
+    func transportFailures(code: URLError.Code, kind: EndpointError.Kind) async throws {
+        let error = try await #require(throws: EndpointError.self) {
+            try await client(.failure(URLError(code))).response(for: .item(1))
+        }
+
+        #expect(error.kind == kind)
+        #expect((error.underlyingError as? URLError)?.code == code)
+        #expect(error.statusCode == nil)
+    }
+
+    @Test("A transport's own error is kept as the underlying error")
+    func customTransportError() async throws {
+        struct Unplugged: Error {}
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client(.failure(Unplugged())).response(for: .item(1))
+        }
+
+        #expect(error.kind == .transportFailed)
+        #expect(error.underlyingError is Unplugged)
+    }
+
+    @Test("The description is one line with the context, and never the token or secret query values")
+    func descriptionRedacts() async throws {
+        let endpoint = Endpoint<EndpointKinds.Private, SearchResults>(
+            path: "search",
+            queryItems: [URLQueryItem(name: "q", value: "tea"), URLQueryItem(name: "api_key", value: "k-999")]
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client(.json("{\n\"error\": \"denied\"\n}", status: 401))
+                .response(for: endpoint, using: AccessToken("s3cr3t"))
+        }
+
+        #expect(!error.description.contains("s3cr3t"))
+        #expect(!error.description.contains("k-999"))
+        #expect(!error.description.contains("\n"))
+        #expect(error.description.contains("401"))
+        #expect(error.description.contains("q=tea"))
+        #expect(error.description.contains("denied"))
+    }
+
+    @Test("A URL's password is redacted in the request summary")
+    func passwordRedacted() throws {
+        let url = try #require(URL(string: "https://user:hunter2@api.test/x?token=abc&q=1"))
+
+        let summary = RequestSummary(URLRequest(url: url))
+
+        #expect(!summary.description.contains("hunter2"))
+        #expect(!summary.description.contains("abc"))
+        #expect(summary.description.contains("q=1"))
+    }
+}

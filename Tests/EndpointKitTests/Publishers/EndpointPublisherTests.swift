@@ -1,0 +1,69 @@
+import EndpointKitTesting
+import Foundation
+import Testing
+
+@testable import EndpointKit
+
+@Suite struct EndpointPublisherTests {
+    @Test("A publisher is cold: nothing is sent until it is iterated")
+    func cold() async throws {
+        let transport = StubTransport(replies: [.json("[]")])
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+
+        let publisher = client.publisher(for: .featuredItems)
+        await Task.yield()
+
+        #expect(await transport.requests.isEmpty)
+        _ = publisher
+    }
+
+    @Test("Each iteration sends a fresh request, emits one value and finishes")
+    func reiterable() async throws {
+        let transport = StubTransport(replies: [
+            .json(#"{"items": [{"id": 1, "name": "a"}]}"#), .json(#"{"items": [{"id": 2, "name": "b"}]}"#),
+        ])
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+        let publisher = client.publisher(for: .search(for: "x"), using: AccessToken("t"))
+
+        var first: [SearchResults] = []
+        for try await value in publisher { first.append(value) }
+        var second: [SearchResults] = []
+        for try await value in publisher { second.append(value) }
+
+        #expect(first.map { $0.items.map(\.id) } == [[1]])
+        #expect(second.map { $0.items.map(\.id) } == [[2]])
+        #expect(await transport.requests.count == 2)
+    }
+
+    @Test("A failing request is thrown once from the loop")
+    func failure() async throws {
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: StubTransport(replies: [.status(500)])
+        )
+        var received = 0
+
+        let error = try await #require(throws: EndpointError.self) {
+            for try await _ in client.publisher(for: .featuredItems) { received += 1 }
+        }
+
+        #expect(error.kind == .unacceptableStatus)
+        #expect(received == 0)
+    }
+
+    @Test("Cancelling the consuming task cancels the request")
+    func cancellation() async throws {
+        let transport = StubTransport(replies: [StubResponse.json("[]").delayed(by: .seconds(600))])
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+
+        let consumer = Task {
+            for try await _ in client.publisher(for: .featuredItems) {}
+        }
+        while await transport.requests.isEmpty { await Task.yield() }
+        consumer.cancel()
+        let result = await consumer.result
+
+        let error = try #require(throws: EndpointError.self) { try result.get() }
+        #expect(error.kind == .cancelled)
+    }
+}

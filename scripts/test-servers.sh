@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Starts and stops the loopback servers the integration tests talk to.
+#
+#   scripts/test-servers.sh start DIR   installs what is missing, starts httpbin (gunicorn) and nginx on free
+#                                       127.0.0.1 ports, waits until they answer, and writes DIR/env with
+#                                       the ENDPOINTKIT_* variables and DIR/pids with their PIDs
+#   scripts/test-servers.sh stop DIR    stops them by PID
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command=${1:?usage: test-servers.sh start|stop DIR}
+state=${2:?usage: test-servers.sh start|stop DIR}
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+install_missing() {
+    if ! python3 -c 'import httpbin, gunicorn' 2>/dev/null; then
+        echo "test-servers: installing httpbin and gunicorn from PyPI"
+        python3 -m pip install --quiet --disable-pip-version-check httpbin gunicorn \
+            || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages httpbin gunicorn
+    fi
+    if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+        echo "test-servers: installing nginx from Debian"
+        as_root apt-get update -qq
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null \
+            || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+    fi
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_for() {
+    local url=$1 name=$2 pid=$3
+    for _ in $(seq 1 100); do
+        if curl -fsS -o /dev/null "$url" 2>/dev/null; then return 0; fi
+        if ! kill -0 "$pid" 2>/dev/null; then
+            echo "test-servers: $name exited during start-up; its log:" >&2
+            cat "$state/$name.log" >&2 || true
+            return 1
+        fi
+        sleep 0.1
+    done
+    echo "test-servers: $name did not answer at $url within 10 s" >&2
+    return 1
+}
+
+start() {
+    install_missing
+    mkdir -p "$state/www" "$state/nginx"
+    : >"$state/pids"
+
+    local httpbin_port nginx_port echo_port
+    httpbin_port=$(free_port)
+    # gthread workers: the integration tests hold many slow requests (/delay, /drip) open at once.
+    python3 -m gunicorn --bind "127.0.0.1:$httpbin_port" --worker-class gthread --workers 2 --threads 64 \
+        --timeout 120 --log-level warning httpbin:app >"$state/httpbin.log" 2>&1 &
+    echo $! >>"$state/pids"
+    wait_for "http://127.0.0.1:$httpbin_port/get" httpbin $!
+
+    nginx_port=$(free_port)
+    echo_port=$(free_port)
+    head -c 65536 /dev/urandom >"$state/www/random-64k.bin"
+    echo '{"result": {"id": 7, "name": "static"}}' >"$state/www/item.json"
+    local nginx_bin
+    nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+    cat >"$state/nginx/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $state/nginx/nginx.pid;
+error_log $state/nginx.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $state/nginx/body;
+    proxy_temp_path $state/nginx/proxy;
+    fastcgi_temp_path $state/nginx/fastcgi;
+    uwsgi_temp_path $state/nginx/uwsgi;
+    scgi_temp_path $state/nginx/scgi;
+    types { application/json json; application/octet-stream bin; }
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $state/www;
+    }
+    # Echoes the request line's method and target exactly as received, before any decoding.
+    server {
+        listen 127.0.0.1:$echo_port;
+        location / {
+            default_type text/plain;
+            return 200 "\$request_method \$request_uri";
+        }
+    }
+}
+CONF
+    "$nginx_bin" -p "$state/nginx" -c "$state/nginx/nginx.conf" >"$state/nginx.log" 2>&1 &
+    echo $! >>"$state/pids"
+    wait_for "http://127.0.0.1:$nginx_port/item.json" nginx $!
+
+    cat >"$state/env" <<ENV
+export ENDPOINTKIT_HTTPBIN_URL=http://127.0.0.1:$httpbin_port
+export ENDPOINTKIT_NGINX_URL=http://127.0.0.1:$nginx_port
+export ENDPOINTKIT_ECHO_URL=http://127.0.0.1:$echo_port
+ENV
+    echo "test-servers: httpbin on $httpbin_port, nginx on $nginx_port (static) and $echo_port (request echo)"
+}
+
+stop() {
+    [ -f "$state/pids" ] || return 0
+    while read -r pid; do
+        kill "$pid" 2>/dev/null || true
+    done <"$state/pids"
+    for _ in $(seq 1 50); do
+        local alive=0
+        while read -r pid; do kill -0 "$pid" 2>/dev/null && alive=1; done <"$state/pids"
+        [ "$alive" = 0 ] && break
+        sleep 0.1
+    done
+    while read -r pid; do kill -9 "$pid" 2>/dev/null || true; done <"$state/pids"
+    rm -f "$state/pids"
+}
+
+case "$command" in
+start) start ;;
+stop) stop ;;
+*) echo "usage: test-servers.sh start|stop DIR" >&2; exit 64 ;;
+esac

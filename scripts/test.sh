@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The README's test command: sets up everything on a fresh Debian machine, then runs every check.
+#   1. formatting (swift format lint --strict)
+#   2. a warnings-as-errors build of every target
+#   3. the compile checks (a private endpoint without its token must not compile)
+#   4. httpbin and nginx on free loopback ports, then `swift test`, then the servers are stopped by PID
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+state=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-test.XXXXXX")
+cleanup() {
+    scripts/test-servers.sh stop "$state" || true
+    rm -rf "$state"
+}
+trap cleanup EXIT
+
+echo "== swift format lint"
+swift format lint --strict --recursive Package.swift Sources Tests
+
+echo "== build (warnings are errors)"
+swift build --build-tests -Xswiftc -warnings-as-errors
+
+echo "== compile checks"
+scripts/compile-checks.sh
+
+echo "== test servers"
+scripts/test-servers.sh start "$state"
+# shellcheck disable=SC1091
+source "$state/env"
+
+echo "== swift test"
+swift test --skip-build "$@"
