@@ -49,13 +49,15 @@ wait_for() {
 start() {
     install_missing
     mkdir -p "$state/www" "$state/nginx"
+    # nginx's workers run as an unprivileged user when started as root: they must be able to read the files.
+    chmod 755 "$state" "$state/www"
     : >"$state/pids"
 
     local httpbin_port nginx_port echo_port
     httpbin_port=$(free_port)
     # gthread workers: the integration tests hold many slow requests (/delay, /drip) open at once.
     python3 -m gunicorn --bind "127.0.0.1:$httpbin_port" --worker-class gthread --workers 2 --threads 64 \
-        --timeout 120 --log-level warning httpbin:app >"$state/httpbin.log" 2>&1 &
+        --timeout 120 --graceful-timeout 2 --log-level warning httpbin:app >"$state/httpbin.log" 2>&1 &
     echo $! >>"$state/pids"
     wait_for "http://127.0.0.1:$httpbin_port/get" httpbin $!
 
@@ -63,6 +65,7 @@ start() {
     echo_port=$(free_port)
     head -c 65536 /dev/urandom >"$state/www/random-64k.bin"
     echo '{"result": {"id": 7, "name": "static"}}' >"$state/www/item.json"
+    chmod 644 "$state/www"/*
     local nginx_bin
     nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
     cat >"$state/nginx/nginx.conf" <<CONF

@@ -100,7 +100,8 @@ await step("A typed error: an item that does not exist") { () async throws(Endpo
     do throws(EndpointError) {
         _ = try await client.response(for: .item(999))
         print("  ✗ expected a 404")
-    } catch where error.kind == .unacceptableStatus {
+    } catch {
+        guard error.kind == .unacceptableStatus else { throw error }
         print("  ✓ \(error.kind), status \(error.statusCode ?? 0): \(error.bodySnippet ?? "")")
     }
 }

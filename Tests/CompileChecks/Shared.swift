@@ -35,5 +35,7 @@ extension Endpoint where Kind == AdminKind, Response == EmptyResponse {
     static func purge(_ id: Item.ID) -> Self { Endpoint(method: .delete, path: "admin/items/\(id)") }
 }
 
+// swift-format-ignore: NeverForceUnwrap
+// Written exactly as the README shows it.
 let environment = ServerEnvironment(baseURL: URL(string: "https://api.example.com/v1")!)
 let client = EndpointClient(environment: environment)

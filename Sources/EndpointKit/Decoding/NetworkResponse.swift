@@ -43,7 +43,8 @@ extension NetworkResponse: Encodable where Wrapped: Encodable {
 
 extension CodingUserInfoKey {
     /// The `userInfo` key under which a decoder names the key ``NetworkResponse`` reads its payload from.
-    public static let networkResponseKey = CodingUserInfoKey(rawValue: "EndpointKit.networkResponseKey")
+    public static let networkResponseKey =
+        CodingUserInfoKey(rawValue: "EndpointKit.networkResponseKey")
         ?? CodingUserInfoKey(rawValue: "networkResponseKey").unsafelyUnwrapped
 }
 

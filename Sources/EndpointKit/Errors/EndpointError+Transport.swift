@@ -27,6 +27,11 @@ extension EndpointError {
                 )
             }
         }
-        return EndpointError(.transportFailed, "the transport failed: \(error)", request: request, underlyingError: error)
+        return EndpointError(
+            .transportFailed,
+            "the transport failed: \(error)",
+            request: request,
+            underlyingError: error
+        )
     }
 }

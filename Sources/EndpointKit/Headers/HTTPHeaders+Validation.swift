@@ -34,7 +34,8 @@ extension HTTPHeaders {
     }
 
     private static func quoted(_ name: String) -> String {
-        "\"" + name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : $0.escaped(asASCII: true) }
+        "\""
+            + name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : $0.escaped(asASCII: true) }
             .joined() + "\""
     }
 }

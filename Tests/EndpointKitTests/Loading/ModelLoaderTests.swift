@@ -39,8 +39,9 @@ import FoundationNetworking
         let transport = StubTransport(replies: [
             .json(#"{"id": 1, "name": "a"}"#), .json(#"{"id": 1, "name": "b"}"#),
         ])
-        let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport))
-        { id in .item(id) }
+        let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
+            id in .item(id)
+        }
 
         var names: [String] = []
         for try await item in loader.publisher(forID: 1) { names.append(item.name) }

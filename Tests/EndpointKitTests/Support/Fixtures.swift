@@ -58,6 +58,8 @@ extension Endpoint where Kind == APIKeyed, Response == [Item] {
 }
 
 enum Fixture {
+    // swift-format-ignore: NeverForceUnwrap
+    // A literal that is a valid URL; a typo would fail every test at once.
     static let baseURL = URL(string: "https://api.test/v1")!
     static let environment = ServerEnvironment(baseURL: baseURL)
 }

@@ -1,0 +1,195 @@
+import EndpointKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(1)))
+struct CoreIntegrationTests {
+    @Test("A public GET is answered and decoded")
+    func publicGet() async throws {
+        let client = try TestServers.httpbinClient()
+
+        let echo = try await client.response(for: .get(queryItems: [URLQueryItem(name: "page", value: "2")]))
+
+        #expect(echo.args == ["page": "2"])
+        #expect(echo.headers["User-Agent"] == "EndpointKit/\(EndpointKitVersion.current)")
+        #expect(echo.headers["Accept"] == "application/json")
+    }
+
+    @Test("A private call is accepted by httpbin's bearer endpoint")
+    func privateAccepted() async throws {
+        let client = try TestServers.httpbinClient()
+
+        let result = try await client.response(for: .bearer, using: AccessToken("s3cr3t"))
+
+        #expect(result.authenticated)
+        #expect(result.token == "s3cr3t")
+    }
+
+    @Test("Without the header the bearer endpoint answers 401, surfaced as a typed error")
+    func privateRejected() async throws {
+        let client = try TestServers.httpbinClient()
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: .bearerWithoutToken)
+        }
+
+        #expect(error.kind == .unacceptableStatus)
+        #expect(error.statusCode == 401)
+        #expect(error.request?.description == "GET \(try TestServers.httpbin().absoluteString)/bearer")
+    }
+
+    @Test(
+        "Hostile path segments and query values reach the server exactly as encoded",
+        arguments: [
+            ("../admin", "..%2Fadmin", "a+b", "a%2Bb"),
+            ("a/b?x=1#f", "a%2Fb%3Fx=1%23f", "x&y=z", "x%26y%3Dz"),
+            ("..", "%2E%2E", "#", "%23"),
+            ("100%", "100%25", "über", "%C3%BCber"),
+            ("a b", "a%20b", "1 + 1 = 2", "1%20%2B%201%20%3D%202"),
+        ]
+    )
+    func exactPathAndQuery(segment: String, encodedSegment: String, value: String, encodedValue: String)
+        async throws
+    {
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.echo()))
+        let endpoint = Endpoint<EndpointKinds.Public, EmptyResponse>(
+            path: "v1/items/\(segment)/detail",
+            queryItems: [URLQueryItem(name: "q", value: value)]
+        )
+
+        let response = try await client.rawResponse(for: endpoint, using: ())
+
+        let line = String(decoding: response.body, as: UTF8.self)
+        #expect(line == "GET /v1/items/\(encodedSegment)/detail?q=\(encodedValue)")
+    }
+
+    @Test(
+        "Query values round-trip through httpbin unchanged",
+        arguments: ["a+b", "x&y=z", "#frag", "über ünïcode", "1 + 1 = 2", "a;b/c?d", "%41", ""]
+    )
+    func queryRoundTrip(value: String) async throws {
+        let client = try TestServers.httpbinClient()
+
+        let echo = try await client.response(for: .get(queryItems: [URLQueryItem(name: "q", value: value)]))
+
+        #expect(echo.args?["q"] == value)
+    }
+
+    @Test("An enveloped payload from a real server is unwrapped")
+    func envelopedPayload() async throws {
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.nginx()),
+            envelope: .networkResponse
+        )
+
+        let item = try await client.response(for: Endpoint<EndpointKinds.Public, Item>(path: "item.json"))
+
+        #expect(item == Item(id: 7, name: "static"))
+    }
+
+    @Test("A custom envelope key unwraps httpbin's echoed JSON body")
+    func customEnvelopeKey() async throws {
+        let client = try TestServers.httpbinClient(envelope: .networkResponse(key: "json"))
+        let endpoint = Endpoint<EndpointKinds.Public, Item>(
+            method: .post,
+            path: "anything",
+            body: JSONBody(Item(id: 5, name: "echoed"))
+        )
+
+        let item = try await client.response(for: endpoint)
+
+        #expect(item == Item(id: 5, name: "echoed"))
+    }
+
+    @Test("A 204 decodes to EmptyResponse")
+    func noContent() async throws {
+        let client = try TestServers.httpbinClient()
+
+        let response = try await client.response(for: .status(204))
+
+        #expect(response == EmptyResponse())
+    }
+
+    @Test("Status errors carry the status", arguments: [400, 404, 418, 500, 503])
+    func statusErrors(code: Int) async throws {
+        let client = try TestServers.httpbinClient()
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: .status(code)) }
+
+        #expect(error.kind == .unacceptableStatus)
+        #expect(error.statusCode == code)
+    }
+
+    @Test("A body that is not the expected JSON is a decodingFailed error with a snippet")
+    func htmlIsNotJSON() async throws {
+        let client = try TestServers.httpbinClient()
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: Endpoint<EndpointKinds.Public, Item>(path: "html"))
+        }
+
+        #expect(error.kind == .decodingFailed)
+        #expect(error.bodySnippet?.contains("<html>") == true)
+    }
+
+    @Test("A publisher iterated twice makes two requests")
+    func publisherTwice() async throws {
+        let client = try TestServers.httpbinClient()
+        let publisher = client.publisher(for: .uuid)
+
+        var uuids: [String] = []
+        for try await value in publisher { uuids.append(value.uuid) }
+        for try await value in publisher { uuids.append(value.uuid) }
+
+        #expect(uuids.count == 2)
+        #expect(Set(uuids).count == 2)
+    }
+
+    @Test("Cancelling a slow request returns promptly with a cancelled error")
+    func cancelSlowRequest() async throws {
+        let client = try TestServers.httpbinClient()
+        let clock = ContinuousClock()
+        let start = clock.now
+
+        let task = Task { try await client.response(for: .delay(seconds: 10)) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let result = await task.result
+
+        let error = try #require(throws: EndpointError.self) { try result.get() }
+        #expect(error.kind == .cancelled)
+        #expect(clock.now - start < .seconds(5), "the request was not cancelled; it waited for the server")
+    }
+
+    @Test("A refused connection is a transportFailed error")
+    func connectionRefused() async throws {
+        let socket = try #require(URL(string: "http://127.0.0.1:9"))
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: socket))
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: .uuid) }
+
+        #expect(error.kind == .transportFailed)
+        #expect(error.underlyingError is URLError)
+    }
+
+    @Test("Cookies a server sets are not stored or sent back")
+    func noCookieJar() async throws {
+        let client = try TestServers.httpbinClient()
+        struct Cookies: Decodable, Sendable { var cookies: [String: String] }
+
+        _ = try await client.rawResponse(
+            for: Endpoint<EndpointKinds.Public, EmptyResponse>(
+                path: "cookies/set",
+                queryItems: [URLQueryItem(name: "session", value: "leak")]
+            ),
+            using: ()
+        )
+        let cookies = try await client.response(for: Endpoint<EndpointKinds.Public, Cookies>(path: "cookies"))
+
+        #expect(cookies.cookies.isEmpty)
+    }
+}

@@ -1,0 +1,26 @@
+import EndpointKit
+import Foundation
+import Testing
+
+/// The loopback servers `scripts/test.sh` starts; a missing variable fails the test with how to start them.
+enum TestServers {
+    static func url(_ variable: String) throws -> URL {
+        let value = try #require(
+            ProcessInfo.processInfo.environment[variable],
+            "\(variable) is not set: run the integration tests through scripts/test.sh, which starts httpbin and nginx"
+        )
+        return try #require(URL(string: value), "\(variable) is not a URL: \(value)")
+    }
+
+    /// httpbin under gunicorn.
+    static func httpbin() throws -> URL { try url("ENDPOINTKIT_HTTPBIN_URL") }
+    /// nginx serving static files, among them `item.json` = `{"result": {"id": 7, "name": "static"}}`.
+    static func nginx() throws -> URL { try url("ENDPOINTKIT_NGINX_URL") }
+    /// nginx answering every request with `METHOD request-target`, exactly as received.
+    static func echo() throws -> URL { try url("ENDPOINTKIT_ECHO_URL") }
+
+    /// A client for httpbin through a fresh `URLSessionTransport`.
+    static func httpbinClient(envelope: ResponseEnvelope = .plain) throws -> EndpointClient {
+        EndpointClient(environment: ServerEnvironment(baseURL: try httpbin()), envelope: envelope)
+    }
+}
