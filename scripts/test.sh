@@ -3,7 +3,8 @@
 #   1. formatting (swift format lint --strict)
 #   2. a warnings-as-errors build of every target
 #   3. the compile checks (a private endpoint without its token must not compile)
-#   4. httpbin and nginx on free loopback ports, then `swift test`, then the servers are stopped by PID
+#   4. the DocC catalog, with warnings as errors
+#   5. httpbin and nginx on free loopback ports, then `swift test`, then the servers are stopped by PID
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,9 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 
 echo "== compile checks"
 scripts/compile-checks.sh
+
+echo "== documentation (DocC, warnings are errors)"
+scripts/check-docs.sh
 
 echo "== test servers"
 scripts/test-servers.sh start "$state"

@@ -7,7 +7,7 @@ import Foundation
 ///     let items = try decoder.decode(NetworkResponse<[Item]>.self, from: data).result
 ///
 /// The key is `result` unless the decoder's `userInfo` holds another under
-/// ``Swift/CodingUserInfoKey/networkResponseKey``; ``EndpointClient`` sets it from its ``ResponseEnvelope``.
+/// `CodingUserInfoKey.networkResponseKey`; ``EndpointClient`` sets it from its ``ResponseEnvelope``.
 /// A body without the key fails to decode at coding path `result`; it never decodes to an empty model.
 public struct NetworkResponse<Wrapped> {
     /// The payload.
