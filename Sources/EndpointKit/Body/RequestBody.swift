@@ -5,8 +5,8 @@ import Foundation
 ///     struct CSVBody: RequestBody {
 ///         var rows: [[String]]
 ///         func makeContent(context: RequestBodyContext) throws -> RequestBodyContent {
-///             RequestBodyContent(contentType: "text/csv", data: Data(rows.map { $0.joined(separator: ",") }
-///                 .joined(separator: "\n").utf8))
+///             let text = rows.map { $0.joined(separator: ",") }.joined(separator: "\n")
+///             return RequestBodyContent(contentType: "text/csv", data: Data(text.utf8))
 ///         }
 ///     }
 public protocol RequestBody: Sendable {
@@ -27,26 +27,31 @@ public struct RequestBodyContext: Sendable {
 public struct RequestBodyContent: Sendable {
     /// Where the bytes of a body come from.
     public enum Source: Sendable {
-        /// Bytes in memory.
+        /// Bytes in memory, sent with a `Content-Length`.
         case data(Data)
-        /// The contents of a local file, streamed from disk when sent rather than read into memory.
+        /// The contents of a local file, streamed from disk when sent (with a `Content-Length`) rather than
+        /// read into memory.
         case file(URL)
+        /// Like ``file(_:)``, for a file made only for this request: EndpointKit deletes it once the call is over.
+        case temporaryFile(URL)
+        /// A stream of unknown length, made afresh for every attempt. It is sent with
+        /// `Transfer-Encoding: chunked`, which some servers refuse; prefer ``file(_:)`` when you can.
+        case stream(@Sendable () throws -> InputStream)
     }
 
     /// The `Content-Type` header value, or `nil` to send none.
     public var contentType: String?
-    /// The body's bytes.
+    /// Where the body's bytes come from.
     public var source: Source
 
     /// Creates content from bytes in memory.
     public init(contentType: String?, data: Data) {
-        self.contentType = contentType
-        self.source = .data(data)
+        self.init(contentType: contentType, source: .data(data))
     }
 
-    /// Creates content streamed from the file at `fileURL` when sent.
-    public init(contentType: String?, fileURL: URL) {
+    /// Creates content from any source.
+    public init(contentType: String?, source: Source) {
         self.contentType = contentType
-        self.source = .file(fileURL)
+        self.source = source
     }
 }

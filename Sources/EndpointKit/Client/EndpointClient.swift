@@ -63,14 +63,19 @@ public struct EndpointClient: Sendable {
         using requestData: Kind.RequestData
     ) async throws(EndpointError) -> Response {
         let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
-        let response = try await send(request)
-        return try ResponseDecoding.decode(
-            Response.self,
-            from: response,
-            envelope: endpoint.envelope ?? envelope,
-            decoder: responseDecoder,
-            request: RequestSummary(request.urlRequest)
-        )
+        defer { request.removeTemporaryBodyFile() }
+        do throws(EndpointError) {
+            let response = try await send(request)
+            return try ResponseDecoding.decode(
+                Response.self,
+                from: response,
+                envelope: endpoint.envelope ?? envelope,
+                decoder: endpoint.decoder ?? responseDecoder,
+                request: RequestSummary(request.urlRequest)
+            )
+        } catch {
+            throw attachingCURLCommand(to: error, for: request)
+        }
     }
 
     /// Sends `endpoint`, whose kind needs no request data, and returns its decoded response.
@@ -92,7 +97,47 @@ public struct EndpointClient: Sendable {
         using requestData: Kind.RequestData
     ) async throws(EndpointError) -> HTTPResponse {
         let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
-        return try await transmit(request)
+        defer { request.removeTemporaryBodyFile() }
+        do throws(EndpointError) {
+            return try await transmit(request)
+        } catch {
+            throw attachingCURLCommand(to: error, for: request)
+        }
+    }
+
+    /// The `curl` command that sends the same request as `endpoint` with `requestData`.
+    ///
+    ///     print(try client.curlCommand(for: .search(for: "tea"), using: token))
+    ///
+    /// Secrets are redacted unless `revealingSecrets` is `true`; see ``CURLCommand``.
+    ///
+    /// - Throws: ``EndpointError`` when the request cannot be built.
+    public func curlCommand<Kind: EndpointKind, Response>(
+        for endpoint: Endpoint<Kind, Response>,
+        using requestData: Kind.RequestData,
+        revealingSecrets: Bool = false
+    ) throws(EndpointError) -> CURLCommand {
+        let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
+        return CURLCommand(request, sensitiveHeaders: defaults.sensitiveHeaders, revealingSecrets: revealingSecrets)
+    }
+
+    /// The `curl` command for an endpoint whose kind needs no request data.
+    ///
+    /// - Throws: ``EndpointError`` when the request cannot be built.
+    public func curlCommand<Kind: EndpointKind, Response>(
+        for endpoint: Endpoint<Kind, Response>,
+        revealingSecrets: Bool = false
+    ) throws(EndpointError) -> CURLCommand where Kind.RequestData == Void {
+        try curlCommand(for: endpoint, using: (), revealingSecrets: revealingSecrets)
+    }
+
+    /// `error` with the redacted `curl` command of `request`, so a failed call can be replayed by hand.
+    private func attachingCURLCommand(to error: EndpointError, for request: TransportRequest) -> EndpointError {
+        var error = error
+        if error.curlCommand == nil {
+            error.curlCommand = CURLCommand(request, sensitiveHeaders: defaults.sensitiveHeaders).command
+        }
+        return error
     }
 
     /// Sends a prepared request and checks its status.

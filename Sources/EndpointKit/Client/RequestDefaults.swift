@@ -23,6 +23,10 @@ public struct RequestDefaults: Sendable {
     /// `Accept: application/json` and a `User-Agent` naming EndpointKit and its version.
     public var headers: HTTPHeaders
 
+    /// More header names whose values are credentials: redacted in ``CURLCommand`` output and error context
+    /// like `Authorization` and `Cookie` always are.
+    public var sensitiveHeaders: Set<HTTPHeaders.Name> = []
+
     /// The `User-Agent` sent unless you set another.
     public static let userAgent = "EndpointKit/\(EndpointKitVersion.current)"
 

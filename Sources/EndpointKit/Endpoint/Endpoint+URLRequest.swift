@@ -9,7 +9,8 @@ extension Endpoint {
     ///
     /// Headers are layered: `defaults`, then the environment's, then the body's `Content-Type`, then the
     /// endpoint's, then whatever the kind sets. Every header name and value is checked before the request
-    /// exists.
+    /// exists. A body streamed from a file is attached as `httpBodyStream`; ``EndpointClient`` itself sends
+    /// such bodies with a `Content-Length` through ``TransportRequest/bodyFileURL`` instead.
     ///
     /// - Throws: ``EndpointError`` of kind ``EndpointError/Kind/invalidRequest`` for a bad base URL, path,
     ///   method or header, or when the kind refuses; ``EndpointError/Kind/encodingFailed`` when the body
@@ -19,7 +20,10 @@ extension Endpoint {
         with requestData: Kind.RequestData,
         defaults: RequestDefaults = RequestDefaults()
     ) throws(EndpointError) -> URLRequest {
-        try makeTransportRequest(in: environment, with: requestData, defaults: defaults).urlRequest
+        let prepared = try makeTransportRequest(in: environment, with: requestData, defaults: defaults)
+        var request = prepared.urlRequest
+        if let file = prepared.bodyFileURL { request.httpBodyStream = InputStream(url: file) }
+        return request
     }
 
     /// Builds the request and, for a file body, the file to stream.
@@ -37,11 +41,11 @@ extension Endpoint {
             throw invalid("method \(method.rawValue.debugDescription) is not an HTTP token")
         }
 
-        var request = URLRequest(url: url, timeoutInterval: defaults.timeout)
+        var request = URLRequest(url: url, timeoutInterval: timeout ?? defaults.timeout)
         request.httpMethod = method.rawValue
-        request.cachePolicy = defaults.cachePolicy
+        request.cachePolicy = cachePolicy ?? defaults.cachePolicy
         var headers = self.headers.merging(defaults: environment.headers).merging(defaults: defaults.headers)
-        var bodyFileURL: URL?
+        var prepared = TransportRequest(urlRequest: request)
         if let body {
             guard method != .get, method != .head else {
                 throw invalid("a \(method) request cannot have a body")
@@ -61,8 +65,24 @@ extension Endpoint {
                 headers[.contentType] = contentType
             }
             switch content.source {
-            case .data(let data): request.httpBody = data
-            case .file(let file): bodyFileURL = file
+            case .data(let data):
+                request.httpBody = data
+            case .file(let file):
+                prepared.bodyFileURL = file
+            case .temporaryFile(let file):
+                prepared.bodyFileURL = file
+                prepared.removesBodyFileAfterSending = true
+            case .stream(let makeStream):
+                do {
+                    request.httpBodyStream = try makeStream()
+                } catch {
+                    throw EndpointError(
+                        .encodingFailed,
+                        "the body stream could not be opened: \(error)",
+                        request: summary,
+                        underlyingError: error
+                    )
+                }
             }
         }
         if let problem = headers.validate() { throw invalid(problem) }
@@ -77,7 +97,8 @@ extension Endpoint {
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             if let problem = HTTPHeaders.problem(name: name, value: value) { throw invalid(problem) }
         }
-        return TransportRequest(urlRequest: request, bodyFileURL: bodyFileURL)
+        prepared.urlRequest = request
+        return prepared
     }
 
     /// The absolute URL: base URL path, then ``path``; the environment's query items, then ``queryItems``.

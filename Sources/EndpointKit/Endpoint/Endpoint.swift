@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// A typed description of one API call: what to send, what `Kind` of access it needs, and what `Response`
 /// it returns.
 ///
@@ -33,6 +37,12 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable {
     public var body: (any RequestBody)?
     /// How to unwrap the response body, or `nil` to use the client's setting.
     public var envelope: ResponseEnvelope?
+    /// Seconds this request may wait for data, or `nil` for the client's ``RequestDefaults/timeout``.
+    public var timeout: TimeInterval?
+    /// The cache policy for this request, or `nil` for the client's; a kind may still change it.
+    public var cachePolicy: URLRequest.CachePolicy?
+    /// The decoder for this endpoint's response, or `nil` for the client's.
+    public var decoder: JSONDecoder?
 
     /// Creates an endpoint.
     ///
@@ -57,5 +67,37 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable {
         self.headers = headers
         self.body = body
         self.envelope = envelope
+    }
+
+    /// Creates an endpoint whose query is written as name–value pairs with typed values.
+    ///
+    ///     Endpoint(path: "items", query: ["tags": ["green", "hot"], "inStock": true, "after": cursor])
+    ///
+    /// Arrays repeat the name, `Bool`s are `true`/`false`, and an optional that is `nil` drops its item;
+    /// see ``QueryValue`` for the whole encoding.
+    ///
+    /// - Parameters:
+    ///   - method: The request method.
+    ///   - path: The path below the environment's base URL.
+    ///   - query: Query names and values, in order.
+    ///   - headers: Headers for this endpoint.
+    ///   - body: The request body.
+    ///   - envelope: How to unwrap the response, or `nil` for the client's setting.
+    public init(
+        method: HTTPMethod = .get,
+        path: EndpointPath,
+        query: KeyValuePairs<String, any QueryValue>,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: (any RequestBody)? = nil,
+        envelope: ResponseEnvelope? = nil
+    ) {
+        self.init(
+            method: method,
+            path: path,
+            queryItems: [URLQueryItem](query: query),
+            headers: headers,
+            body: body,
+            envelope: envelope
+        )
     }
 }

@@ -31,6 +31,8 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
     public var bodySnippet: String?
     /// For ``Kind/decodingFailed``, where in the body decoding failed, e.g. `result.items[3].price`.
     public var codingPath: String?
+    /// The request as a `curl` command with secrets redacted, or `nil` when the request could not be built.
+    public var curlCommand: String?
     /// The error that caused this one (`URLError`, `DecodingError`, `CancellationError`, a transport's own),
     /// or `nil`.
     public var underlyingError: (any Error)?

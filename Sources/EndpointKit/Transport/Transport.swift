@@ -20,10 +20,20 @@ public struct TransportRequest: Sendable {
     public var urlRequest: URLRequest
     /// A file whose contents are the body, streamed from disk, or `nil`.
     public var bodyFileURL: URL?
+    /// Whether ``bodyFileURL`` was made for this request only and is deleted once the call is over.
+    var removesBodyFileAfterSending = false
 
     /// Creates a request to send.
     public init(urlRequest: URLRequest, bodyFileURL: URL? = nil) {
         self.urlRequest = urlRequest
         self.bodyFileURL = bodyFileURL
+    }
+}
+
+extension TransportRequest {
+    /// Deletes a body file made for this request only.
+    func removeTemporaryBodyFile() {
+        guard removesBodyFileAfterSending, let file = bodyFileURL else { return }
+        try? FileManager.default.removeItem(at: file)
     }
 }

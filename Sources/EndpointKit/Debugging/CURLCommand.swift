@@ -1,0 +1,101 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request as a `curl` command you can paste into bash or zsh to send the same request.
+///
+///     print(try client.curlCommand(for: .search(for: "tea"), using: token))
+///     // curl -X GET 'https://api.example.com/v1/search?q=tea' -H 'Accept: application/json' \
+///     //   -H 'Authorization: <redacted>' -H 'User-Agent: EndpointKit/0.1.0'
+///
+/// Every argument is single-quoted, so no character in a URL, header or body is interpreted by the shell; a
+/// body that is not printable UTF-8 is written with `$'\xNN'` escapes. Secrets are redacted unless you
+/// opt in: `Authorization`, `Proxy-Authorization`, `Cookie`, API-key headers, the names you add to
+/// `sensitiveHeaders`, URL passwords and secret query values. A file body is sent with
+/// `--data-binary @file`, a stream body with `--data-binary @-` (pipe the data in).
+public struct CURLCommand: Sendable, CustomStringConvertible {
+    /// The command line.
+    public let command: String
+
+    /// Describes `request`, whose body is `httpBody`, `bodyFileURL` or a stream.
+    ///
+    /// - Parameters:
+    ///   - request: The request to describe.
+    ///   - bodyFileURL: A file that holds the body, or `nil`.
+    ///   - sensitiveHeaders: More header names whose values are redacted.
+    ///   - revealingSecrets: Shows every secret as it is, for reproducing a call by hand; keep such output
+    ///     out of logs.
+    public init(
+        _ request: URLRequest,
+        bodyFileURL: URL? = nil,
+        sensitiveHeaders: Set<HTTPHeaders.Name> = [],
+        revealingSecrets: Bool = false
+    ) {
+        let method = request.httpMethod ?? "GET"
+        var parts = ["curl"]
+        parts.append(method == "HEAD" ? "--head" : "-X \(Self.quoted(method))")
+        let url = request.url.map { revealingSecrets ? $0.absoluteString : Redaction.redactedString(for: $0) }
+        parts.append(Self.quoted(url ?? ""))
+        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: {
+            $0.key.lowercased() < $1.key.lowercased()
+        }) {
+            let headerName = HTTPHeaders.Name(name)
+            let isSecret = headerName.isSensitive || sensitiveHeaders.contains(headerName)
+            let shown = isSecret && !revealingSecrets ? Redaction.placeholder : value
+            parts.append("-H " + Self.quoted("\(name): \(shown)"))
+        }
+        if let file = bodyFileURL {
+            parts.append("--data-binary " + Self.quoted("@" + file.path))
+        } else if let body = request.httpBody {
+            parts.append("--data-binary " + Self.quotedBody(body))
+        } else if request.httpBodyStream != nil {
+            parts.append("--data-binary @-")
+        }
+        command = parts.joined(separator: " ")
+    }
+
+    /// Describes a prepared ``TransportRequest``.
+    public init(
+        _ request: TransportRequest,
+        sensitiveHeaders: Set<HTTPHeaders.Name> = [],
+        revealingSecrets: Bool = false
+    ) {
+        self.init(
+            request.urlRequest,
+            bodyFileURL: request.bodyFileURL,
+            sensitiveHeaders: sensitiveHeaders,
+            revealingSecrets: revealingSecrets
+        )
+    }
+
+    /// The command line.
+    public var description: String { command }
+
+    /// `text` in single quotes; a `'` inside becomes `'\''`.
+    static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+
+    /// A body in single quotes when it is printable UTF-8, otherwise as `$'…'` with `\xNN` escapes.
+    static func quotedBody(_ body: Data) -> String {
+        if let text = String(data: body, encoding: .utf8),
+            !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" })
+        {
+            return quoted(text)
+        }
+        var escaped = "$'"
+        for byte in body {
+            switch byte {
+            case UInt8(ascii: "'"), UInt8(ascii: "\\"):
+                escaped += "\\" + String(UnicodeScalar(byte))
+            case 0x20...0x7E:
+                escaped += String(UnicodeScalar(byte))
+            default:
+                escaped += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+            }
+        }
+        return escaped + "'"
+    }
+}
