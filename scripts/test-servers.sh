@@ -50,7 +50,9 @@ start() {
     install_missing
     mkdir -p "$state/www" "$state/nginx"
     # nginx's workers run as an unprivileged user when started as root: they must be able to read the files.
+    mkdir -p "$state/www/uploads"
     chmod 755 "$state" "$state/www"
+    chmod 777 "$state/www/uploads"
     : >"$state/pids"
 
     local httpbin_port nginx_port echo_port
@@ -65,7 +67,7 @@ start() {
     echo_port=$(free_port)
     head -c 65536 /dev/urandom >"$state/www/random-64k.bin"
     echo '{"result": {"id": 7, "name": "static"}}' >"$state/www/item.json"
-    chmod 644 "$state/www"/*
+    chmod 644 "$state/www"/*.*
     local nginx_bin
     nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
     cat >"$state/nginx/nginx.conf" <<CONF
@@ -85,6 +87,12 @@ http {
     server {
         listen 127.0.0.1:$nginx_port;
         root $state/www;
+        # WebDAV PUT stores request bodies byte for byte, for checking large streamed uploads.
+        location /uploads/ {
+            dav_methods PUT DELETE;
+            create_full_put_path on;
+            client_max_body_size 0;
+        }
     }
     # Echoes the request line's method and target exactly as received, before any decoding.
     server {

@@ -11,7 +11,7 @@ import FoundationNetworking
 ///     //   -H 'Authorization: <redacted>' -H 'User-Agent: EndpointKit/0.1.0'
 ///
 /// Every argument is single-quoted, so no character in a URL, header or body is interpreted by the shell; a
-/// body that is not printable UTF-8 is written with `$'\xNN'` escapes. Secrets are redacted unless you
+/// body that is not printable UTF-8 is read from `printf` with octal escapes (`@<(printf '\000…')`). Secrets are redacted unless you
 /// opt in: `Authorization`, `Proxy-Authorization`, `Cookie`, API-key headers, the names you add to
 /// `sensitiveHeaders`, URL passwords and secret query values. A file body is sent with
 /// `--data-binary @file`, a stream body with `--data-binary @-` (pipe the data in).
@@ -78,24 +78,25 @@ public struct CURLCommand: Sendable, CustomStringConvertible {
         "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
-    /// A body in single quotes when it is printable UTF-8, otherwise as `$'…'` with `\xNN` escapes.
+    /// A `--data-binary` argument: the body in single quotes when it is printable UTF-8, otherwise read from
+    /// `printf` with octal escapes, because a shell argument cannot hold a NUL byte.
     static func quotedBody(_ body: Data) -> String {
         if let text = String(data: body, encoding: .utf8),
             !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" })
         {
             return quoted(text)
         }
-        var escaped = "$'"
+        var format = ""
+        let special: Set<UInt8> = [UInt8(ascii: "'"), UInt8(ascii: "\\"), UInt8(ascii: "%")]
         for byte in body {
-            switch byte {
-            case UInt8(ascii: "'"), UInt8(ascii: "\\"):
-                escaped += "\\" + String(UnicodeScalar(byte))
-            case 0x20...0x7E:
-                escaped += String(UnicodeScalar(byte))
-            default:
-                escaped += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
-            }
+            let isPlain = (0x20...0x7E).contains(byte) && !special.contains(byte)
+            format += isPlain ? String(UnicodeScalar(byte)) : octal(byte)
         }
-        return escaped + "'"
+        return "@<(printf '\(format)')"
+    }
+
+    private static func octal(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 8)
+        return "\\" + String(repeating: "0", count: 3 - digits.count) + digits
     }
 }

@@ -47,9 +47,11 @@ import FoundationNetworking
         #expect(CURLCommand.quotedBody(Data("{\"a\": \"b'c\"}".utf8)) == #"'{"a": "b'\''c"}'"#)
     }
 
-    @Test("A binary body is written with ANSI-C escapes")
+    @Test("A binary body is read from printf with octal escapes, NUL bytes included")
     func binaryBody() {
-        #expect(CURLCommand.quotedBody(Data([0x00, 0x41, 0x27, 0x5C, 0xFF])) == #"$'\x00A\'\\\xff'"#)
+        #expect(
+            CURLCommand.quotedBody(Data([0x00, 0x41, 0x27, 0x5C, 0x25, 0xFF])) == #"@<(printf '\000A\047\134\045\377')"#
+        )
     }
 
     @Test("A HEAD request uses --head, a file body --data-binary @file")
