@@ -13,6 +13,11 @@ let package = Package(
         .target(name: "EndpointKit"),
         .target(name: "EndpointKitTesting", dependencies: ["EndpointKit"]),
         .executableTarget(name: "EndpointKitDemo", dependencies: ["EndpointKit", "EndpointKitTesting"]),
+        .executableTarget(
+            name: "EndpointKitBenchmarks",
+            dependencies: ["EndpointKit"],
+            path: "Benchmarks/EndpointKitBenchmarks"
+        ),
         .testTarget(name: "EndpointKitTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
         .testTarget(name: "EndpointKitIntegrationTests", dependencies: ["EndpointKit"]),
     ],

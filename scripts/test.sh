@@ -16,7 +16,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== swift format lint"
-swift format lint --strict --recursive Package.swift Sources Tests
+swift format lint --strict --recursive Package.swift Sources Tests Benchmarks
 
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors

@@ -15,7 +15,7 @@ struct CoreIntegrationTests {
         let echo = try await client.response(for: .get(queryItems: [URLQueryItem(name: "page", value: "2")]))
 
         #expect(echo.args == ["page": "2"])
-        #expect(echo.headers["User-Agent"] == "EndpointKit/\(EndpointKitVersion.current)")
+        #expect(echo.headers["User-Agent"] == "EndpointKit/\(RequestDefaults.libraryVersion)")
         #expect(echo.headers["Accept"] == "application/json")
     }
 

@@ -27,8 +27,11 @@ public struct RequestDefaults: Sendable {
     /// like `Authorization` and `Cookie` always are.
     public var sensitiveHeaders: Set<HTTPHeaders.Name> = []
 
-    /// The `User-Agent` sent unless you set another.
-    public static let userAgent = "EndpointKit/\(EndpointKitVersion.current)"
+    /// The EndpointKit release this source belongs to.
+    public static let libraryVersion = "0.1.0"
+
+    /// The `User-Agent` sent unless you set another: `EndpointKit/` and ``libraryVersion``.
+    public static let userAgent = "EndpointKit/\(libraryVersion)"
 
     /// Creates defaults: a plain `JSONEncoder` and `JSONDecoder`, a 60-second timeout, no local cache data,
     /// and JSON `Accept` and EndpointKit `User-Agent` headers.
@@ -45,10 +48,4 @@ public struct RequestDefaults: Sendable {
         self.cachePolicy = cachePolicy
         self.headers = headers
     }
-}
-
-/// The version of EndpointKit, as sent in its `User-Agent`.
-public enum EndpointKitVersion {
-    /// The release this source belongs to.
-    public static let current = "0.1.0"
 }

@@ -17,7 +17,7 @@ import FoundationNetworking
         #expect(
             command
                 == "curl -X 'GET' 'https://api.test/v1/search?q=it%27s' -H 'Accept: application/json' "
-                + "-H 'Authorization: <redacted>' -H 'User-Agent: EndpointKit/\(EndpointKitVersion.current)'"
+                + "-H 'Authorization: <redacted>' -H 'User-Agent: EndpointKit/\(RequestDefaults.libraryVersion)'"
         )
     }
 

@@ -101,7 +101,7 @@ import FoundationNetworking
         let request = try Endpoint.featuredItems.makeRequest(in: Fixture.environment, with: ())
 
         #expect(request.value(forHTTPHeaderField: "Accept") == "application/json")
-        #expect(request.value(forHTTPHeaderField: "User-Agent") == "EndpointKit/\(EndpointKitVersion.current)")
+        #expect(request.value(forHTTPHeaderField: "User-Agent") == "EndpointKit/\(RequestDefaults.libraryVersion)")
     }
 
     @Test("A private endpoint sends its token as a Bearer header; a public one sends none")

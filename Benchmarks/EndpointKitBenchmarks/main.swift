@@ -1,0 +1,101 @@
+import EndpointKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Benchmarks whose numbers we report; run them with scripts/benchmark.sh, which starts the loopback servers.
+//
+//   endpointkit-benchmarks multipart-upload NGINX_URL [MEGABYTES]   peak memory of a streamed multipart upload
+//   endpointkit-benchmarks request-building [COUNT]                   URLRequests built per second
+
+func peakResidentKilobytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+    return -1
+}
+
+func currentResidentKilobytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+    return -1
+}
+
+func writeFile(megabytes: Int, to url: URL) throws {
+    _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: url)
+    defer { try? handle.close() }
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    var state: UInt64 = 42
+    for _ in 0..<megabytes {
+        for index in chunk.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            chunk[index] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        try handle.write(contentsOf: Data(chunk))
+    }
+}
+
+func multipartUpload(baseURL: URL, megabytes: Int) async throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString).bin")
+    try writeFile(megabytes: megabytes, to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let client = EndpointClient(environment: ServerEnvironment(baseURL: baseURL))
+    let endpoint = Endpoint<EndpointKinds.Public, EmptyResponse>(
+        method: .put,
+        path: "uploads/bench-\(UUID().uuidString)",
+        body: MultipartBody([.field("kind", "benchmark"), .file("data", fileURL: file)])
+    )
+    let before = peakResidentKilobytes()
+    let clock = ContinuousClock()
+    let start = clock.now
+    _ = try await client.response(for: endpoint)
+    let elapsed = clock.now - start
+    let peak = peakResidentKilobytes()
+    print("multipart-upload: file \(megabytes) MiB")
+    print("  peak RSS before upload: \(before / 1024) MiB")
+    print("  peak RSS after upload:  \(peak / 1024) MiB (growth \((peak - before) / 1024) MiB)")
+    print("  current RSS:            \(currentResidentKilobytes() / 1024) MiB")
+    print("  wall time:              \(elapsed)")
+}
+
+func requestBuilding(count: Int) throws {
+    guard let base = URL(string: "https://api.example.com/v1") else { return }
+    let environment = ServerEnvironment(baseURL: base, headers: ["X-Client": "bench"])
+    let defaults = RequestDefaults()
+    let clock = ContinuousClock()
+    let start = clock.now
+    var bytes = 0
+    for index in 0..<count {
+        let endpoint = Endpoint<EndpointKinds.Private, EmptyResponse>(
+            path: "users/\(index)/items/\("a/b ü")",
+            query: ["q": "green tea + milk", "page": index, "tags": ["a", "b"]]
+        )
+        let request = try endpoint.makeRequest(in: environment, with: AccessToken("token-\(index)"), defaults: defaults)
+        bytes += request.url?.absoluteString.utf8.count ?? 0
+    }
+    let elapsed = clock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    print("request-building: \(count) requests in \(elapsed): \(Int(Double(count) / seconds)) per second")
+    print("  (\(bytes / count) bytes of URL each)")
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+switch arguments.first {
+case "multipart-upload":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks multipart-upload NGINX_URL [MEGABYTES]")
+        exit(64)
+    }
+    try await multipartUpload(baseURL: url, megabytes: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 64)
+case "request-building":
+    try requestBuilding(count: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
+default:
+    print("usage: endpointkit-benchmarks multipart-upload NGINX_URL [MEGABYTES] | request-building [COUNT]")
+    exit(64)
+}

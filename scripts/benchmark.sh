@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs the benchmarks in release mode against the loopback servers and prints their numbers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+state=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-bench.XXXXXX")
+trap 'scripts/test-servers.sh stop "$state" || true; rm -rf "$state"' EXIT
+scripts/test-servers.sh start "$state"
+# shellcheck disable=SC1091
+source "$state/env"
+swift build -c release --product EndpointKitBenchmarks
+bin=$(swift build -c release --show-bin-path)/EndpointKitBenchmarks
+"$bin" request-building 100000
+"$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 64
+"$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 256
