@@ -22,6 +22,14 @@ public struct EndpointClient: Sendable {
     public let envelope: ResponseEnvelope
     /// Encoder, decoder, timeout, cache policy and headers every request starts from.
     public let defaults: RequestDefaults
+    /// The steps every request passes through, outermost first; see ``Middleware`` for the recommended order.
+    public let middleware: [any Middleware]
+    /// Judges each final response, in order, before the 2xx status check.
+    public let validators: [ResponseValidator]
+    /// How redirects are followed.
+    public let redirectPolicy: RedirectPolicy
+    /// The clock deadlines and validator delays run on.
+    let clock: any Clock<Duration>
 
     /// The decoder actually used: a copy of the defaults' decoder that also names the envelope key, so the
     /// caller's decoder is never mutated.
@@ -35,16 +43,28 @@ public struct EndpointClient: Sendable {
     ///   - envelope: Whether bodies are wrapped, e.g. ``ResponseEnvelope/networkResponse``; ``ResponseEnvelope/plain``
     ///     unless given.
     ///   - defaults: Encoder, decoder, timeout, cache policy and headers for every request.
+    ///   - middleware: The steps every request passes through, outermost first.
+    ///   - validators: Judges of every final response, run in order before the 2xx status check.
+    ///   - redirectPolicy: How redirects are followed; ``RedirectPolicy/default`` unless given.
+    ///   - clock: The clock that times deadlines and validator delays.
     public init(
         environment: ServerEnvironment,
         transport: any Transport = URLSessionTransport(),
         envelope: ResponseEnvelope = .plain,
-        defaults: RequestDefaults = RequestDefaults()
+        defaults: RequestDefaults = RequestDefaults(),
+        middleware: [any Middleware] = [],
+        validators: [ResponseValidator] = [],
+        redirectPolicy: RedirectPolicy = .default,
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.environment = environment
         self.transport = transport
         self.envelope = envelope
         self.defaults = defaults
+        self.middleware = middleware
+        self.validators = validators
+        self.redirectPolicy = redirectPolicy
+        self.clock = clock
         let responseDecoder = defaults.decoder.copy()
         if let key = envelope.key { responseDecoder.userInfo[.networkResponseKey] = key }
         self.responseDecoder = responseDecoder
@@ -65,7 +85,7 @@ public struct EndpointClient: Sendable {
         let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
         defer { request.removeTemporaryBodyFile() }
         do throws(EndpointError) {
-            let response = try await send(request)
+            let response = try await execute(request, context: context(for: endpoint), validating: true)
             return try ResponseDecoding.decode(
                 Response.self,
                 from: response,
@@ -89,7 +109,8 @@ public struct EndpointClient: Sendable {
         try await response(for: endpoint, using: ())
     }
 
-    /// Sends `endpoint` and returns the raw response without checking its status or decoding it.
+    /// Sends `endpoint` through the middleware and redirects, and returns the raw response without validating
+    /// or decoding it.
     ///
     /// - Throws: ``EndpointError`` when the request cannot be built or no response arrives.
     public func rawResponse<Kind: EndpointKind, Response>(
@@ -99,7 +120,7 @@ public struct EndpointClient: Sendable {
         let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
         defer { request.removeTemporaryBodyFile() }
         do throws(EndpointError) {
-            return try await transmit(request)
+            return try await execute(request, context: context(for: endpoint), validating: false)
         } catch {
             throw attachingCURLCommand(to: error, for: request)
         }
@@ -140,32 +161,13 @@ public struct EndpointClient: Sendable {
         return error
     }
 
-    /// Sends a prepared request and checks its status.
-    func send(_ request: TransportRequest) async throws(EndpointError) -> HTTPResponse {
-        let response = try await transmit(request)
-        guard response.isSuccess else {
-            throw EndpointError(
-                .unacceptableStatus,
-                "the server answered \(response.statusCode)",
-                request: RequestSummary(request.urlRequest),
-                statusCode: response.statusCode,
-                responseHeaders: response.headers,
-                body: response.body
-            )
-        }
-        return response
-    }
-
-    /// Hands a prepared request to the transport and turns whatever it throws into an ``EndpointError``.
-    func transmit(_ request: TransportRequest) async throws(EndpointError) -> HTTPResponse {
-        let summary = RequestSummary(request.urlRequest)
-        if Task.isCancelled {
-            throw EndpointError(.cancelled, "the task was cancelled before sending", request: summary)
-        }
-        do {
-            return try await transport.send(request)
-        } catch {
-            throw EndpointError.transportFailure(error, request: summary)
-        }
+    /// The context the chain starts with for `endpoint`.
+    private func context<Kind: EndpointKind, Response>(for endpoint: Endpoint<Kind, Response>) -> RequestContext {
+        RequestContext(
+            options: endpoint.options,
+            attempt: 1,
+            requiresAuthentication: Kind.requiresAuthentication,
+            timeout: endpoint.timeout ?? defaults.timeout
+        )
     }
 }

@@ -43,6 +43,8 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable {
     public var cachePolicy: URLRequest.CachePolicy?
     /// The decoder for this endpoint's response, or `nil` for the client's.
     public var decoder: JSONDecoder?
+    /// Settings middleware reads for this endpoint, e.g. `options.retryPolicy = .never`.
+    public var options = RequestOptions()
 
     /// Creates an endpoint.
     ///

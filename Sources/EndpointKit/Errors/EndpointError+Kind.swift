@@ -30,5 +30,15 @@ extension EndpointError {
         public static let unacceptableStatus = Kind("unacceptableStatus")
         /// The body did not match the response type; ``EndpointError/codingPath`` says where.
         public static let decodingFailed = Kind("decodingFailed")
+        /// A ``ResponseValidator`` found an error the server reported, e.g. an error envelope in a 200 body;
+        /// ``EndpointError/serverError(as:)`` returns it typed.
+        public static let serverError = Kind("serverError")
+        /// Credentials could not be obtained or refreshed, or the server rejected them again after a refresh.
+        public static let authenticationFailed = Kind("authenticationFailed")
+        /// A redirect was not followed: to another scheme, from https to http, or with a body that cannot be
+        /// sent again.
+        public static let redirectRefused = Kind("redirectRefused")
+        /// More redirects than the client's ``RedirectPolicy`` allows.
+        public static let tooManyRedirects = Kind("tooManyRedirects")
     }
 }

@@ -31,6 +31,8 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
     public var bodySnippet: String?
     /// For ``Kind/decodingFailed``, where in the body decoding failed, e.g. `result.items[3].price`.
     public var codingPath: String?
+    /// How many times the request was sent, counting retries, or `nil` when it was never sent.
+    public var attempts: Int?
     /// The request as a `curl` command with secrets redacted, or `nil` when the request could not be built.
     public var curlCommand: String?
     /// The error that caused this one (`URLError`, `DecodingError`, `CancellationError`, a transport's own),
@@ -66,10 +68,18 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
         var parts = ["EndpointError.\(kind)"]
         if let request { parts.append(request.description) }
         if let statusCode { parts.append("status \(statusCode)") }
+        if let attempts, attempts > 1 { parts.append("after \(attempts) attempts") }
         parts.append(message)
         if let codingPath { parts.append("at \(codingPath.isEmpty ? "<root>" : codingPath)") }
         if let bodySnippet, !bodySnippet.isEmpty { parts.append("body: \(Self.singleLine(bodySnippet))") }
         return parts.joined(separator: " | ")
+    }
+
+    /// The server error a ``ResponseValidator`` decoded, when it is a `T`.
+    ///
+    ///     if let apiError = error.serverError(as: APIError.self) { switch apiError.code { … } }
+    public func serverError<T: Error>(as type: T.Type) -> T? {
+        underlyingError as? T
     }
 
     private static func snippet(of body: Data) -> String? {

@@ -25,6 +25,16 @@ public protocol EndpointKind: Sendable {
     /// Headers set here are checked like any other before the request is sent. Throw to refuse the request;
     /// the client reports a thrown error as ``EndpointError/Kind/invalidRequest``.
     static func prepare(_ request: inout URLRequest, with data: RequestData) throws
+
+    /// Whether a middleware such as ``BearerAuthentication`` must add credentials before sending; `false`
+    /// unless a kind says otherwise. A client whose chain adds no `Authorization` header to such a request
+    /// refuses to send it.
+    static var requiresAuthentication: Bool { get }
+}
+
+extension EndpointKind {
+    /// `false`: the kind's own request data is all the request needs.
+    public static var requiresAuthentication: Bool { false }
 }
 
 /// The kinds EndpointKit ships; write your own by conforming a caseless enum to ``EndpointKind``.

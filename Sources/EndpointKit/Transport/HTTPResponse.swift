@@ -10,6 +10,8 @@ public struct HTTPResponse: Sendable {
     public var body: Data
     /// The URL that answered, after any redirects, or `nil` when unknown.
     public var url: URL?
+    /// Which attempt produced this response, from 1; the client sets it from ``RequestContext/attempt``.
+    public var attempt = 1
 
     /// Creates a response.
     public init(statusCode: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), url: URL? = nil) {

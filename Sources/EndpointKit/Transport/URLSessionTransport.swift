@@ -9,8 +9,9 @@ import FoundationNetworking
 /// The session is configured for server and app code alike: an ephemeral configuration, no cookie storage
 /// and no URL cache (on Linux the shared session persists cookies to a file the next process reads, and on
 /// Apple platforms a shared cache can serve one user's response to another), and one session-level
-/// delegate that keeps credentials from following a redirect to another origin (Linux URLSession forwards
-/// `Authorization` everywhere, and never asks per-task delegates about redirects).
+/// delegate that hands every redirect back as a response, so that ``EndpointClient`` follows it by its
+/// ``RedirectPolicy`` (Linux URLSession forwards `Authorization` everywhere, and never asks per-task
+/// delegates about redirects).
 ///
 ///     let client = EndpointClient(environment: environment, transport: URLSessionTransport())
 ///
@@ -31,8 +32,8 @@ public final class URLSessionTransport: Transport {
 
     /// Creates a transport that sends through `session`, which you keep configuring and own.
     ///
-    /// EndpointKit's redirect protection lives in its session delegate, so a session you pass follows only
-    /// its own delegate's redirect rules.
+    /// A session you pass follows redirects by its own delegate's rules before ``EndpointClient`` sees them;
+    /// give it a delegate that declines redirects to keep EndpointKit's ``RedirectPolicy`` in charge.
     public init(session: URLSession) {
         self.session = session
         ownsSession = false

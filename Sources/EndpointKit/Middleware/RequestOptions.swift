@@ -1,0 +1,61 @@
+/// A key for a per-endpoint option, with the value used when an endpoint sets none.
+///
+///     enum Traced: RequestOptionKey { static let defaultValue = true }
+///     endpoint.options[Traced.self] = false
+///     // in your middleware: if context.options[Traced.self] { … }
+public protocol RequestOptionKey {
+    /// The option's type.
+    associatedtype Value: Sendable
+    /// The value when the endpoint sets none.
+    static var defaultValue: Value { get }
+}
+
+/// Per-endpoint settings that middleware reads: switch a step off or tune it for one call.
+///
+///     var endpoint = Endpoint.createItem(new)
+///     endpoint.options.retryPolicy = .never      // never retried, whatever the client's policy
+///     endpoint.options.isThrottled = false       // skips the concurrency limit
+public struct RequestOptions: Sendable {
+    private var values: [ObjectIdentifier: any Sendable] = [:]
+
+    /// Creates options with every key at its default.
+    public init() {}
+
+    /// The value for `key`, or its default.
+    public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
+        get { values[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
+        set { values[ObjectIdentifier(key)] = newValue }
+    }
+}
+
+extension RequestOptions {
+    private enum RetryPolicyKey: RequestOptionKey {
+        static let defaultValue: RetryPolicy? = nil
+    }
+
+    private enum ThrottledKey: RequestOptionKey {
+        static let defaultValue = true
+    }
+
+    private enum LoggedKey: RequestOptionKey {
+        static let defaultValue = true
+    }
+
+    /// The retry policy for this endpoint instead of the ``Retry`` middleware's own, or `nil` for its own.
+    public var retryPolicy: RetryPolicy? {
+        get { self[RetryPolicyKey.self] }
+        set { self[RetryPolicyKey.self] = newValue }
+    }
+
+    /// Whether ``Throttle`` counts this request against its limits; `true` unless set.
+    public var isThrottled: Bool {
+        get { self[ThrottledKey.self] }
+        set { self[ThrottledKey.self] = newValue }
+    }
+
+    /// Whether ``ExchangeLogging`` reports this request; `true` unless set.
+    public var isLogged: Bool {
+        get { self[LoggedKey.self] }
+        set { self[LoggedKey.self] = newValue }
+    }
+}

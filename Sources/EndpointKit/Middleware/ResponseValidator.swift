@@ -1,0 +1,70 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Judges a response after the chain returns it: accept it, fail the call, or send the request again.
+///
+/// A client runs its validators in order; the first that does not accept decides. Every response that all
+/// accept must still have a 2xx status, or the call fails with ``EndpointError/Kind/unacceptableStatus``.
+///
+///     // An API that reports errors as {"error": {"code": …, "message": …}}, even with status 200:
+///     let client = EndpointClient(environment: env, validators: [.errorEnvelope(APIError.self, key: "error")])
+///
+///     // Refresh a session, then replay the request:
+///     let refresh = ResponseValidator { response, _ in
+///         response.statusCode == 419 ? .retry(.afterRunning { try await session.renew() }) : .accept
+///     }
+public struct ResponseValidator: Sendable {
+    /// What a validator decided.
+    public enum Verdict: Sendable {
+        /// No objection; the next validator decides.
+        case accept
+        /// The call fails with this error; an ``EndpointError`` is thrown as it is, anything else as
+        /// ``EndpointError/Kind/serverError`` with it as the underlying error.
+        case fail(any Error)
+        /// Send the request again, after `action`.
+        case retry(RetryAction)
+    }
+
+    /// What happens before a validator's retry.
+    public enum RetryAction: Sendable {
+        /// Send again at once.
+        case immediately
+        /// Send again after a delay, on the client's clock; cancellation ends the wait at once.
+        case after(Duration)
+        /// Run another operation first, e.g. a token refresh, then send again.
+        case afterRunning(@Sendable () async throws -> Void)
+    }
+
+    private let judge: @Sendable (HTTPResponse, TransportRequest) async throws -> Verdict
+
+    /// Creates a validator from a function of the response and the request that produced it.
+    public init(_ judge: @escaping @Sendable (HTTPResponse, TransportRequest) async throws -> Verdict) {
+        self.judge = judge
+    }
+
+    /// Runs the validator.
+    public func validate(_ response: HTTPResponse, for request: TransportRequest) async throws -> Verdict {
+        try await judge(response, request)
+    }
+
+    /// Fails a call whose body holds an error envelope, `{"<key>": <ServerError>}`, whatever the status.
+    ///
+    /// Bodies without the key, or whose value does not decode, are accepted unchanged.
+    public static func errorEnvelope<ServerError: Error & Decodable & Sendable>(
+        _ type: ServerError.Type,
+        key: String = "error",
+        decoder: JSONDecoder = JSONDecoder()
+    ) -> ResponseValidator {
+        let keyed = decoder.copy()
+        keyed.userInfo[.networkResponseKey] = key
+        return ResponseValidator { response, _ in
+            guard !response.body.isEmpty,
+                let envelope = try? keyed.decode(NetworkResponse<ServerError>.self, from: response.body)
+            else { return .accept }
+            return .fail(envelope.result)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// When and how often ``Retry`` sends a request again.
+///
+/// The defaults: up to 3 attempts, a 0.5 s first delay doubling each time up to 30 s, each delay shortened by
+/// a random amount up to half of it (jitter, so many clients do not retry in step; delays still never shrink
+/// from one retry to the next), a `Retry-After` of up to 60 s honoured in place of the computed delay, and only
+/// idempotent methods retried, on transport failures or statuses 408, 429, 502, 503 and 504.
+///
+///     let client = EndpointClient(environment: env, middleware: [Retry(RetryPolicy(maxAttempts: 5))])
+///     endpoint.options.retryPolicy = .never
+public struct RetryPolicy: Sendable {
+    /// How many times a request is sent at most, the first time included; 1 means never retried.
+    public var maxAttempts: Int
+    /// The nominal delay before the first retry.
+    public var baseDelay: Duration
+    /// What each following nominal delay is multiplied by.
+    public var multiplier: Double
+    /// The longest nominal delay.
+    public var maxDelay: Duration
+    /// The largest fraction, 0 to 1, that jitter takes off a nominal delay.
+    public var jitter: Double
+    /// Response statuses worth retrying.
+    public var retryableStatuses: Set<Int>
+    /// Whether `POST`, `PATCH` and other non-idempotent methods are retried too.
+    public var retriesNonIdempotentMethods: Bool
+    /// The longest `Retry-After` that is honoured; a response asking for a longer wait is returned as it is.
+    public var maxRetryAfter: Duration
+
+    /// Creates a policy; every parameter has the documented default.
+    public init(
+        maxAttempts: Int = 3,
+        baseDelay: Duration = .milliseconds(500),
+        multiplier: Double = 2,
+        maxDelay: Duration = .seconds(30),
+        jitter: Double = 0.5,
+        retryableStatuses: Set<Int> = [408, 429, 502, 503, 504],
+        retriesNonIdempotentMethods: Bool = false,
+        maxRetryAfter: Duration = .seconds(60)
+    ) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.baseDelay = baseDelay
+        self.multiplier = max(1, multiplier)
+        self.maxDelay = maxDelay
+        self.jitter = min(max(jitter, 0), 1)
+        self.retryableStatuses = retryableStatuses
+        self.retriesNonIdempotentMethods = retriesNonIdempotentMethods
+        self.maxRetryAfter = maxRetryAfter
+    }
+
+    /// Never retries.
+    public static let never = RetryPolicy(maxAttempts: 1)
+
+    /// The nominal delay after attempt `attempt` (from 1), before jitter.
+    public func nominalDelay(afterAttempt attempt: Int) -> Duration {
+        let factor = pow(multiplier, Double(max(0, attempt - 1)))
+        let delay = baseDelay * factor
+        return delay > maxDelay ? maxDelay : delay
+    }
+
+    /// Whether a request with `method` may be retried at all.
+    func allowsRetry(of method: String) -> Bool {
+        retriesNonIdempotentMethods || HTTPMethod(method).isIdempotent
+    }
+
+    /// Whether a transport failure is worth retrying: the connection failed or was lost, not a cancellation
+    /// or a request that can never succeed.
+    static func isRetryable(_ error: any Error) -> Bool {
+        let underlying = (error as? EndpointError)?.underlyingError ?? error
+        if let endpointError = error as? EndpointError, endpointError.kind == .timedOut { return true }
+        guard let urlError = underlying as? URLError else { return false }
+        switch urlError.code {
+        case .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+            .notConnectedToInternet, .badServerResponse, .resourceUnavailable:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The wait a `Retry-After` value asks for: delay-seconds or an HTTP-date; `nil` when absent or unreadable.
+    static func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Int(value) { return .seconds(max(0, seconds)) }
+        guard let date = httpDateFormatter.date(from: value) else { return nil }
+        return .milliseconds(max(0, Int(date.timeIntervalSince(now) * 1000)))
+    }
+
+    // DateFormatter is thread-safe for parsing once configured, and this one is never changed.
+    private static let httpDateFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter
+    }()
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Limits how many requests a client has in flight, in all and optionally per host.
+///
+///     EndpointClient(environment: env, middleware: [Retry(), Throttle(maxConcurrent: 4)])
+///
+/// Callers beyond the limit wait in arrival order; a caller whose task is cancelled leaves the line at once
+/// with ``EndpointError/Kind/cancelled``. Put it inside ``Retry`` so that backoff waits hold no slot; the
+/// client's deadline for an attempt starts only once the attempt has its slot. An endpoint can skip it with
+/// `options.isThrottled = false`.
+public struct Throttle: Middleware {
+    /// The most requests in flight at once.
+    public let maxConcurrent: Int
+    /// The most requests in flight to one host at once, or `nil` for no per-host limit.
+    public let maxConcurrentPerHost: Int?
+    private let overall: AsyncSemaphore
+    private let hosts: Locked<[String: AsyncSemaphore]>
+
+    /// Creates the step; limits below 1 are raised to 1.
+    public init(maxConcurrent: Int, maxConcurrentPerHost: Int? = nil) {
+        self.maxConcurrent = max(1, maxConcurrent)
+        self.maxConcurrentPerHost = maxConcurrentPerHost.map { max(1, $0) }
+        overall = AsyncSemaphore(permits: self.maxConcurrent)
+        hosts = Locked([:])
+    }
+
+    /// The most requests that were ever in flight at once through this step.
+    public var peakConcurrency: Int { overall.peakInUse }
+
+    /// Waits for a slot, then sends `request`.
+    public func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
+        -> HTTPResponse
+    {
+        guard context.options.isThrottled else { return try await next(request, context: context) }
+        let host = semaphore(for: request.urlRequest.url?.host)
+        if let host { try await host.acquire() }
+        defer { host?.release() }
+        try await overall.acquire()
+        defer { overall.release() }
+        return try await next(request, context: context)
+    }
+
+    private func semaphore(for host: String?) -> AsyncSemaphore? {
+        guard let limit = maxConcurrentPerHost, let host = host?.lowercased() else { return nil }
+        return hosts.withLock { hosts in
+            if let existing = hosts[host] { return existing }
+            let created = AsyncSemaphore(permits: limit)
+            hosts[host] = created
+            return created
+        }
+    }
+}
