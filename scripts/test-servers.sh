@@ -93,6 +93,19 @@ http {
             create_full_put_path on;
             client_max_body_size 0;
         }
+        # 503 with Retry-After: 1, for retry tests.
+        location = /retry-after {
+            add_header Retry-After 1 always;
+            return 503;
+        }
+        # Accepts only the bearer token "fresh", for token refresh tests.
+        location = /protected {
+            default_type application/json;
+            if (\$http_authorization != "Bearer fresh") {
+                return 401;
+            }
+            return 200 '{"id": 1, "name": "protected"}';
+        }
     }
     # Echoes the request line's method and target exactly as received, before any decoding.
     server {

@@ -16,6 +16,12 @@ final class AsyncSemaphore: Sendable {
     /// The most permits ever held at once.
     var peakInUse: Int { state.withLock { $0.peakInUse } }
 
+    /// Permits held now.
+    var inUse: Int { state.withLock { $0.inUse } }
+
+    /// Tasks waiting for a permit now.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     /// Takes a permit, waiting in line for one.
     func acquire() async throws {
         let id = state.withLock { state -> UInt64 in

@@ -31,6 +31,12 @@ public struct Throttle: Middleware {
     /// The most requests that were ever in flight at once through this step.
     public var peakConcurrency: Int { overall.peakInUse }
 
+    /// The requests in flight through this step now.
+    public var inFlight: Int { overall.inUse }
+
+    /// The callers waiting for a slot now.
+    public var waiting: Int { overall.waiting }
+
     /// Waits for a slot, then sends `request`.
     public func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
         -> HTTPResponse

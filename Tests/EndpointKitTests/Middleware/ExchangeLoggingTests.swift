@@ -1,0 +1,51 @@
+import EndpointKitTesting
+import Foundation
+import Testing
+
+@testable import EndpointKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct ExchangeLoggingTests {
+    @Test("Every attempt is reported with status, bytes, attempt number and no secrets")
+    func records() async throws {
+        let records = Locked([ExchangeLogging.Record]())
+        let transport = StubTransport(replies: [.status(503), .json(#"{"items": []}"#)])
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: transport,
+            middleware: [
+                Retry(RetryPolicy(baseDelay: .zero), clock: ManualClock()),
+                ExchangeLogging { record in records.withLock { $0.append(record) } },
+            ]
+        )
+
+        _ = try await client.response(for: .search(for: "tea"), using: AccessToken("s3cr3t"))
+
+        let logged = records.withLock { $0 }
+        #expect(logged.map(\.statusCode) == [503, 200])
+        #expect(logged.map(\.attempt) == [1, 2])
+        #expect(logged.last?.bytesReceived == #"{"items": []}"#.utf8.count)
+        #expect(logged.allSatisfy { $0.requestHeaders[.authorization] == "<redacted>" })
+        #expect(logged.allSatisfy { !$0.description.contains("s3cr3t") })
+        #expect(logged.first?.redactedURL == "https://api.test/v1/search?q=tea")
+    }
+
+    @Test("A failed exchange is reported with its error")
+    func failure() async throws {
+        let records = Locked([ExchangeLogging.Record]())
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: StubTransport(replies: [.failure(URLError(.cannotConnectToHost))]),
+            middleware: [ExchangeLogging { record in records.withLock { $0.append(record) } }]
+        )
+
+        _ = try? await client.response(for: .item(1))
+
+        let record = try #require(records.withLock { $0.first })
+        #expect(record.statusCode == nil)
+        #expect(record.error?.kind == .transportFailed)
+    }
+}

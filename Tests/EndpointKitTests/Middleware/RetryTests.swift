@@ -1,0 +1,189 @@
+import EndpointKitTesting
+import Foundation
+import Testing
+
+@testable import EndpointKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct RetryTests {
+    func client(_ replies: [StubResponse], policy: RetryPolicy, clock: ManualClock) -> (EndpointClient, StubTransport) {
+        let transport = StubTransport(replies: replies)
+        return (
+            EndpointClient(
+                environment: Fixture.environment,
+                transport: transport,
+                middleware: [Retry(policy, clock: clock)]
+            ), transport
+        )
+    }
+
+    @Test("Retryable statuses are retried with exponentially growing delays, then the last response fails the call")
+    func backoff() async throws {
+        let clock = ManualClock()
+        let (client, transport) = client(
+            Array(repeating: .status(503), count: 4),
+            policy: RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(100), jitter: 0),
+            clock: clock
+        )
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
+
+        #expect(error.kind == .unacceptableStatus)
+        #expect(error.statusCode == 503)
+        #expect(error.attempts == 4)
+        #expect(error.description.contains("after 4 attempts"))
+        #expect(await transport.requests.count == 4)
+        #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200), .milliseconds(400)])
+    }
+
+    @Test("Jitter shortens delays by at most the configured fraction, and delays never shrink")
+    func jitter() async throws {
+        let clock = ManualClock()
+        let (client, _) = client(
+            Array(repeating: .status(502), count: 6),
+            policy: RetryPolicy(maxAttempts: 6, baseDelay: .seconds(1), maxDelay: .seconds(8), jitter: 0.5),
+            clock: clock
+        )
+
+        _ = try? await client.response(for: .item(1))
+
+        let sleeps = clock.sleeps
+        let nominal: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8)]
+        #expect(sleeps.count == 5)
+        for (sleep, expected) in zip(sleeps, nominal) {
+            #expect(sleep <= expected && sleep >= expected / 2)
+        }
+        for index in 1..<3 { #expect(sleeps[index] >= sleeps[index - 1]) }
+    }
+
+    @Test("A retry that succeeds returns the value")
+    func recovers() async throws {
+        let clock = ManualClock()
+        let (client, _) = client(
+            [.status(503), .failure(URLError(.networkConnectionLost)), .json(#"{"id": 1, "name": "ok"}"#)],
+            policy: RetryPolicy(maxAttempts: 3),
+            clock: clock
+        )
+
+        let item = try await client.response(for: .item(1))
+
+        #expect(item.name == "ok")
+        #expect(clock.sleeps.count == 2)
+    }
+
+    @Test(
+        "Retry-After in seconds or as an HTTP-date replaces the computed delay",
+        arguments: ["7", "RETRY-AFTER-DATE"]
+    )
+    func retryAfter(value: String) async throws {
+        let clock = ManualClock()
+        let header =
+            value == "RETRY-AFTER-DATE"
+            ? Self.httpDate(Date().addingTimeInterval(7.9)) : value
+        let (client, _) = client(
+            [.response(status: 429, headers: [.retryAfter: header]), .json(#"{"id": 1, "name": "ok"}"#)],
+            policy: RetryPolicy(baseDelay: .milliseconds(1)),
+            clock: clock
+        )
+
+        _ = try await client.response(for: .item(1))
+
+        let sleep = try #require(clock.sleeps.first)
+        #expect(sleep > .seconds(6) && sleep <= .seconds(8))
+    }
+
+    @Test("A Retry-After longer than the policy allows is not waited for")
+    func retryAfterTooLong() async throws {
+        let clock = ManualClock()
+        let (client, transport) = client(
+            [.response(status: 503, headers: [.retryAfter: "3600"])],
+            policy: RetryPolicy(maxRetryAfter: .seconds(60)),
+            clock: clock
+        )
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
+
+        #expect(error.statusCode == 503)
+        #expect(await transport.requests.count == 1)
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("POST is not retried by default")
+    func postNotRetried() async throws {
+        let clock = ManualClock()
+        let (client, transport) = client([.status(503)], policy: RetryPolicy(), clock: clock)
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(
+                for: .createItem(NewItem(name: "a", createdAt: Date())),
+                using: AccessToken("t")
+            )
+        }
+
+        #expect(error.attempts == 1)
+        #expect(await transport.requests.count == 1)
+    }
+
+    @Test("Statuses not chosen and permanent failures are not retried", arguments: [400, 404, 500])
+    func notRetryable(status: Int) async throws {
+        let clock = ManualClock()
+        let (client, transport) = client([.status(status)], policy: RetryPolicy(), clock: clock)
+
+        _ = try? await client.response(for: .item(1))
+
+        #expect(await transport.requests.count == 1)
+    }
+
+    @Test("An endpoint can switch retrying off")
+    func perEndpointOff() async throws {
+        let clock = ManualClock()
+        let (client, transport) = client([.status(503)], policy: RetryPolicy(), clock: clock)
+        var endpoint = Endpoint.item(1)
+        endpoint.options.retryPolicy = .never
+
+        _ = try? await client.response(for: endpoint)
+
+        #expect(await transport.requests.count == 1)
+    }
+
+    @Test("Cancelling during a backoff wait returns at once with cancelled")
+    func cancelDuringBackoff() async throws {
+        let transport = StubTransport(replies: [.status(503), .status(503)])
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: transport,
+            middleware: [Retry(RetryPolicy(baseDelay: .seconds(600), jitter: 0))]
+        )
+
+        let task = Task { try await client.response(for: .item(1)) }
+        while await transport.requests.isEmpty { await Task.yield() }
+        task.cancel()
+        let result = await task.result
+
+        let error = try #require(throws: EndpointError.self) { try result.get() }
+        #expect(error.kind == .cancelled)
+        #expect(await transport.requests.count == 1)
+    }
+
+    @Test("Retry-After parsing accepts delay-seconds and HTTP-dates and rejects the rest")
+    func parsing() throws {
+        let now = Date(timeIntervalSince1970: 1_000_000)
+
+        #expect(RetryPolicy.retryAfter("120", now: now) == .seconds(120))
+        #expect(RetryPolicy.retryAfter(Self.httpDate(now.addingTimeInterval(30)), now: now) == .seconds(30))
+        #expect(RetryPolicy.retryAfter(Self.httpDate(now.addingTimeInterval(-30)), now: now) == .zero)
+        #expect(RetryPolicy.retryAfter("soon", now: now) == nil)
+        #expect(RetryPolicy.retryAfter(nil, now: now) == nil)
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}
