@@ -12,3 +12,5 @@ bin=$(swift build -c release --show-bin-path)/EndpointKitBenchmarks
 "$bin" request-building 100000
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 64
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 256
+"$bin" load "$ENDPOINTKIT_HTTPBIN_URL" 1000 64
+"$bin" load "$ENDPOINTKIT_HTTPBIN_URL" 5000 64

@@ -9,6 +9,7 @@ import FoundationNetworking
 //
 //   endpointkit-benchmarks multipart-upload NGINX_URL [MEGABYTES]   peak memory of a streamed multipart upload
 //   endpointkit-benchmarks request-building [COUNT]                   URLRequests built per second
+//   endpointkit-benchmarks load HTTPBIN_URL [REQUESTS] [CONCURRENCY]  the full chain against httpbin
 
 func peakResidentKilobytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
@@ -85,6 +86,40 @@ func requestBuilding(count: Int) throws {
     print("  (\(bytes / count) bytes of URL each)")
 }
 
+struct Echo: Decodable, Sendable {
+    var args: [String: String]
+}
+
+func load(baseURL: URL, requests: Int, concurrency: Int) async throws {
+    let configuration = URLSessionTransport.defaultConfiguration()
+    configuration.httpMaximumConnectionsPerHost = concurrency
+    let client = EndpointClient(
+        environment: ServerEnvironment(baseURL: baseURL),
+        transport: URLSessionTransport(configuration: configuration),
+        middleware: [Retry(), Throttle(maxConcurrent: concurrency), ExchangeLogging { _ in }]
+    )
+    let clock = ContinuousClock()
+    let start = clock.now
+    let outcomes = await withTaskGroup(of: (Duration, Bool).self) { group in
+        for index in 0..<requests {
+            group.addTask {
+                let begin = clock.now
+                let endpoint = Endpoint<EndpointKinds.Public, Echo>(path: "anything", query: ["i": index])
+                let echo = try? await client.response(for: endpoint)
+                return (clock.now - begin, echo?.args["i"] == String(index))
+            }
+        }
+        return await group.reduce(into: [(Duration, Bool)]()) { $0.append($1) }
+    }
+    let elapsed = clock.now - start
+    let latencies = outcomes.map(\.0).sorted()
+    let failures = outcomes.filter { !$0.1 }.count
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    print("load: \(requests) requests, \(concurrency) in flight, \(failures) failures")
+    print("  wall time \(elapsed), \(Int(Double(requests) / seconds)) requests per second")
+    print("  latency p50 \(latencies[latencies.count / 2]), p99 \(latencies[latencies.count * 99 / 100])")
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "multipart-upload":
@@ -93,9 +128,22 @@ case "multipart-upload":
         exit(64)
     }
     try await multipartUpload(baseURL: url, megabytes: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 64)
+case "load":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks load HTTPBIN_URL [REQUESTS] [CONCURRENCY]")
+        exit(64)
+    }
+    try await load(
+        baseURL: url,
+        requests: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1_000,
+        concurrency: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 64
+    )
 case "request-building":
     try requestBuilding(count: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 default:
-    print("usage: endpointkit-benchmarks multipart-upload NGINX_URL [MEGABYTES] | request-building [COUNT]")
+    print(
+        "usage: endpointkit-benchmarks multipart-upload NGINX_URL [MEGABYTES] | request-building [COUNT]"
+            + " | load HTTPBIN_URL [REQUESTS] [CONCURRENCY]"
+    )
     exit(64)
 }

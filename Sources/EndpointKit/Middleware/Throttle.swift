@@ -11,7 +11,9 @@ import FoundationNetworking
 /// Callers beyond the limit wait in arrival order; a caller whose task is cancelled leaves the line at once
 /// with ``EndpointError/Kind/cancelled``. Put it inside ``Retry`` so that backoff waits hold no slot; the
 /// client's deadline for an attempt starts only once the attempt has its slot. An endpoint can skip it with
-/// `options.isThrottled = false`.
+/// `options.isThrottled = false`. URLSession opens at most `httpMaximumConnectionsPerHost` connections to a
+/// host (6 by default) and queues the rest where the deadline already runs: keep the per-host limit at or
+/// below it, or raise it in the transport's configuration.
 public struct Throttle: Middleware {
     /// The most requests in flight at once.
     public let maxConcurrent: Int
