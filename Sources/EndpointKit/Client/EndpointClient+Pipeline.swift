@@ -16,8 +16,7 @@ extension EndpointClient {
         while true {
             let response = try await runChain(request, context: context)
             guard validating else { return response }
-            let summary = RequestSummary(request.urlRequest)
-            switch try await verdict(on: response, for: request, summary: summary) {
+            switch try await verdict(on: response, for: request) {
             case nil:
                 return response
             case .some(let action):
@@ -25,27 +24,27 @@ extension EndpointClient {
                     throw EndpointError(
                         .serverError,
                         "validators asked to send the request again more than \(Self.maxValidatorRetries) times",
-                        request: summary,
+                        request: RequestSummary(request.urlRequest),
                         statusCode: response.statusCode,
                         responseHeaders: response.headers,
                         body: response.body
                     )
                 }
                 validatorRetries += 1
-                try await perform(action, summary: summary)
+                try await perform(action, for: request)
             }
         }
     }
 
     /// `nil` when every validator and the status check accept; the retry action when one asks for a retry.
-    private func verdict(on response: HTTPResponse, for request: TransportRequest, summary: RequestSummary)
+    private func verdict(on response: HTTPResponse, for request: TransportRequest)
         async throws(EndpointError) -> ResponseValidator.RetryAction?
     {
         func failure(_ kind: EndpointError.Kind, _ message: String, _ underlying: (any Error)?) -> EndpointError {
             var error = EndpointError(
                 kind,
                 message,
-                request: summary,
+                request: RequestSummary(request.urlRequest),
                 statusCode: response.statusCode,
                 responseHeaders: response.headers,
                 body: response.body,
@@ -78,7 +77,9 @@ extension EndpointClient {
         return nil
     }
 
-    private func perform(_ action: ResponseValidator.RetryAction, summary: RequestSummary) async throws(EndpointError) {
+    private func perform(_ action: ResponseValidator.RetryAction, for request: TransportRequest)
+        async throws(EndpointError)
+    {
         do {
             switch action {
             case .immediately: break
@@ -86,7 +87,7 @@ extension EndpointClient {
             case .afterRunning(let operation): try await operation()
             }
         } catch {
-            throw EndpointError.transportFailure(error, request: summary)
+            throw EndpointError.transportFailure(error, request: RequestSummary(request.urlRequest))
         }
     }
 
@@ -128,9 +129,9 @@ extension EndpointClient {
 
     /// Sends one hop through the transport, failing with `timedOut` when the deadline passes first.
     private func sendWithDeadline(_ request: TransportRequest, context: RequestContext) async throws -> HTTPResponse {
-        let summary = RequestSummary(request.urlRequest)
+        func summary() -> RequestSummary { RequestSummary(request.urlRequest) }
         func stamped(_ error: any Error) -> EndpointError {
-            var error = EndpointError.transportFailure(error, request: summary)
+            var error = EndpointError.transportFailure(error, request: summary())
             if error.attempts == nil { error.attempts = context.attempt }
             return error
         }
@@ -138,7 +139,7 @@ extension EndpointClient {
             throw EndpointError(
                 .invalidRequest,
                 "the endpoint's kind needs credentials, but no middleware (such as BearerAuthentication) added them",
-                request: summary
+                request: summary()
             )
         }
         if Task.isCancelled { throw stamped(CancellationError()) }
@@ -157,7 +158,7 @@ extension EndpointClient {
                     throw EndpointError(
                         .timedOut,
                         "no response within \(context.timeout) s",
-                        request: summary
+                        request: summary()
                     )
                 }
                 return response

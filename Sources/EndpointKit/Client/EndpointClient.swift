@@ -91,7 +91,7 @@ public struct EndpointClient: Sendable {
                 from: response,
                 envelope: endpoint.envelope ?? envelope,
                 decoder: endpoint.decoder ?? responseDecoder,
-                request: RequestSummary(request.urlRequest)
+                request: request.urlRequest
             )
         } catch {
             throw attachingCURLCommand(to: error, for: request)

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Turns a successful raw response into the endpoint's `Response`.
 enum ResponseDecoding {
     static func decode<Response: Decodable>(
@@ -7,14 +11,14 @@ enum ResponseDecoding {
         from response: HTTPResponse,
         envelope: ResponseEnvelope,
         decoder: JSONDecoder,
-        request: RequestSummary
+        request: URLRequest
     ) throws(EndpointError) -> Response {
         if let empty = EmptyResponse() as? Response { return empty }
         func failure(_ message: String, codingPath: String?, underlying: (any Error)?) -> EndpointError {
             EndpointError(
                 .decodingFailed,
                 message,
-                request: request,
+                request: RequestSummary(request),
                 statusCode: response.statusCode,
                 responseHeaders: response.headers,
                 body: response.body,

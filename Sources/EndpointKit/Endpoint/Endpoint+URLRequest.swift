@@ -33,9 +33,12 @@ extension Endpoint {
         defaults: RequestDefaults
     ) throws(EndpointError) -> TransportRequest {
         let url = try makeURL(in: environment)
-        let summary = RequestSummary(method: method, redactedURL: Redaction.redactedString(for: url))
+        // Redacting the URL costs a parse, so it is done only when an error needs it.
+        func summary() -> RequestSummary {
+            RequestSummary(method: method, redactedURL: Redaction.redactedString(for: url))
+        }
         func invalid(_ message: String, _ underlying: (any Error)? = nil) -> EndpointError {
-            EndpointError(.invalidRequest, message, request: summary, underlyingError: underlying)
+            EndpointError(.invalidRequest, message, request: summary(), underlyingError: underlying)
         }
         guard method.isValidToken else {
             throw invalid("method \(method.rawValue.debugDescription) is not an HTTP token")
@@ -57,7 +60,7 @@ extension Endpoint {
                 throw EndpointError(
                     .encodingFailed,
                     "the \(type(of: body)) body could not be encoded: \(error)",
-                    request: summary,
+                    request: summary(),
                     underlyingError: error
                 )
             }
@@ -79,7 +82,7 @@ extension Endpoint {
                     throw EndpointError(
                         .encodingFailed,
                         "the body stream could not be opened: \(error)",
-                        request: summary,
+                        request: summary(),
                         underlyingError: error
                     )
                 }

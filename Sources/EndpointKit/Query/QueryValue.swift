@@ -34,65 +34,28 @@ extension Bool: QueryValue {
     public var queryValues: [String] { [self ? "true" : "false"] }
 }
 
-extension Int: QueryValue {
+extension QueryValue where Self: BinaryInteger {
     /// The decimal digits.
     public var queryValues: [String] { [String(self)] }
 }
 
-extension Int8: QueryValue {
-    /// The decimal digits.
-    public var queryValues: [String] { [String(self)] }
-}
-
-extension Int16: QueryValue {
-    /// The decimal digits.
-    public var queryValues: [String] { [String(self)] }
-}
-
-extension Int32: QueryValue {
-    /// The decimal digits.
-    public var queryValues: [String] { [String(self)] }
-}
-
-extension Int64: QueryValue {
-    /// The decimal digits.
-    public var queryValues: [String] { [String(self)] }
-}
-
-extension UInt: QueryValue {
-    /// The decimal digits.
-    public var queryValues: [String] { [String(self)] }
-}
-
-extension UInt8: QueryValue {
-    /// The decimal digits.
-    public var queryValues: [String] { [String(self)] }
-}
-
-extension UInt16: QueryValue {
-    /// The decimal digits.
-    public var queryValues: [String] { [String(self)] }
-}
-
-extension UInt32: QueryValue {
-    /// The decimal digits.
-    public var queryValues: [String] { [String(self)] }
-}
-
-extension UInt64: QueryValue {
-    /// The decimal digits.
-    public var queryValues: [String] { [String(self)] }
-}
-
-extension Double: QueryValue {
-    /// The shortest text that reads back as the same `Double`.
+extension QueryValue where Self: BinaryFloatingPoint & LosslessStringConvertible {
+    /// The shortest text that reads back as the same value.
     public var queryValues: [String] { [description] }
 }
 
-extension Float: QueryValue {
-    /// The shortest text that reads back as the same `Float`.
-    public var queryValues: [String] { [description] }
-}
+extension Int: QueryValue {}
+extension Int8: QueryValue {}
+extension Int16: QueryValue {}
+extension Int32: QueryValue {}
+extension Int64: QueryValue {}
+extension UInt: QueryValue {}
+extension UInt8: QueryValue {}
+extension UInt16: QueryValue {}
+extension UInt32: QueryValue {}
+extension UInt64: QueryValue {}
+extension Double: QueryValue {}
+extension Float: QueryValue {}
 
 extension UUID: QueryValue {
     /// The UUID's uppercase string.

@@ -20,15 +20,20 @@ actor InFlightCounter {
 }
 
 @Suite struct ThrottleTests {
-    @Test("No more than the limit are ever in flight, and all complete")
-    func limit() async throws {
-        let counter = InFlightCounter()
-        let transport = StubTransport { _ in
+    /// Answers after 10 ms, counting requests in flight.
+    static func slowServer(counting counter: InFlightCounter) -> StubTransport {
+        StubTransport { _ in
             await counter.enter()
             try await Task.sleep(for: .milliseconds(10))
             await counter.leave()
             return .json("[]")
         }
+    }
+
+    @Test("No more than the limit are ever in flight, and all complete")
+    func limit() async throws {
+        let counter = InFlightCounter()
+        let transport = Self.slowServer(counting: counter)
         let throttle = Throttle(maxConcurrent: 4)
         let client = EndpointClient(environment: Fixture.environment, transport: transport, middleware: [throttle])
 
@@ -45,12 +50,7 @@ actor InFlightCounter {
     @Test("A per-host limit applies to each host")
     func perHost() async throws {
         let counter = InFlightCounter()
-        let transport = StubTransport { _ in
-            await counter.enter()
-            try await Task.sleep(for: .milliseconds(10))
-            await counter.leave()
-            return .json("[]")
-        }
+        let transport = Self.slowServer(counting: counter)
         let client = EndpointClient(
             environment: Fixture.environment,
             transport: transport,
