@@ -40,17 +40,28 @@ if let baseURLArgument {
         exit(64)
     }
     baseURL = url
-    transport = PrintingTransport(base: URLSessionTransport())
+    transport = URLSessionTransport()
     print("EndpointKit demo against \(baseURL.absoluteString)\n")
 } else if let url = DemoServer.baseURL {
     baseURL = url
-    transport = PrintingTransport(base: DemoServer.makeTransport())
+    transport = DemoServer.makeTransport()
     print("EndpointKit demo against the built-in stub API at \(url.absoluteString)\n")
 } else {
     exit(70)
 }
 
-let client = EndpointClient(environment: ServerEnvironment(baseURL: baseURL), transport: transport)
+// Every exchange is printed by the library's own logging step, with secrets redacted.
+let client = EndpointClient(
+    environment: ServerEnvironment(baseURL: baseURL),
+    transport: transport,
+    middleware: [
+        Retry(RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(200))),
+        ExchangeLogging { record in
+            print("  ↔ \(record)")
+            print("    request headers: \(record.requestHeaders)")
+        },
+    ]
+)
 let token = AccessToken(tokenArgument ?? DemoServer.token)
 var failures = 0
 

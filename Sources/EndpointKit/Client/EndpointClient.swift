@@ -130,7 +130,9 @@ public struct EndpointClient: Sendable {
     ///
     ///     print(try client.curlCommand(for: .search(for: "tea"), using: token))
     ///
-    /// Secrets are redacted unless `revealingSecrets` is `true`; see ``CURLCommand``.
+    /// Secrets are redacted unless `revealingSecrets` is `true`; see ``CURLCommand``. A multipart body with
+    /// file parts is assembled in a temporary file that the command reads with `--data-binary @file`; that file
+    /// is left in the temporary directory so the command can be run.
     ///
     /// - Throws: ``EndpointError`` when the request cannot be built.
     public func curlCommand<Kind: EndpointKind, Response>(

@@ -34,10 +34,13 @@ public struct ExchangeLogging: Middleware {
         /// The error, when no response arrived.
         public var error: EndpointError?
 
-        /// One line: `GET https://… → 200, 512 B in 0.12 s (attempt 1)`.
+        /// One line: `GET https://… → 200, 512 B in 12.3 ms (attempt 1)`.
         public var description: String {
             let outcome = statusCode.map { "\($0)" } ?? "failed (\(error?.kind.description ?? "error"))"
-            return "\(method) \(redactedURL) → \(outcome), \(bytesReceived) B in \(duration) (attempt \(attempt))"
+            let components = duration.components
+            let milliseconds = Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+            let shown = (milliseconds * 10).rounded() / 10
+            return "\(method) \(redactedURL) → \(outcome), \(bytesReceived) B in \(shown) ms (attempt \(attempt))"
         }
     }
 

@@ -139,6 +139,20 @@ private struct Twice: Middleware {
         #expect(error.attempts == 1)
     }
 
+    @Test("The client's default timeout applies to endpoints that set none")
+    func clientDeadline() async throws {
+        let transport = StubTransport(replies: [StubResponse.json("[]").delayed(by: .seconds(600))])
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: transport,
+            defaults: RequestDefaults(timeout: 0.2)
+        )
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: .featuredItems) }
+
+        #expect(error.kind == .timedOut)
+    }
+
     @Test("An Authenticated endpoint is not sent without a middleware that adds credentials")
     func authenticatedWithoutMiddleware() async throws {
         let transport = StubTransport(replies: [.json("{}")])
