@@ -19,11 +19,14 @@ install_missing() {
         python3 -m pip install --quiet --disable-pip-version-check httpbin gunicorn \
             || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages httpbin gunicorn
     fi
-    if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
-        echo "test-servers: installing nginx from Debian"
+    local packages=()
+    if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then packages+=(nginx-light); fi
+    # curl checks the servers are up, and the cURL tests run the commands EndpointKit prints.
+    if ! command -v curl >/dev/null; then packages+=(curl); fi
+    if [ ${#packages[@]} -gt 0 ]; then
+        echo "test-servers: installing ${packages[*]} from Debian"
         as_root apt-get update -qq
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null \
-            || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >/dev/null
     fi
 }
 
