@@ -26,7 +26,10 @@ install_missing() {
     if [ ${#packages[@]} -gt 0 ]; then
         echo "test-servers: installing ${packages[*]} from Debian"
         as_root apt-get update -qq
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >/dev/null
+        # Newer Debian releases fold nginx-light into nginx.
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >/dev/null \
+            || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]/nginx-light/nginx}" \
+                >/dev/null
     fi
 }
 
