@@ -10,7 +10,8 @@ extension Endpoint {
     /// Headers are layered: `defaults`, then the environment's, then the body's `Content-Type`, then the
     /// endpoint's, then whatever the kind sets. Every header name and value is checked before the request
     /// exists. A body streamed from a file is attached as `httpBodyStream`; ``EndpointClient`` itself sends
-    /// such bodies with a `Content-Length` through ``TransportRequest/bodyFileURL`` instead.
+    /// such bodies with a `Content-Length` through ``TransportRequest/bodyFileURL`` instead. A multipart body
+    /// with file parts is assembled in a temporary file that the returned request reads; it is yours to delete.
     ///
     /// - Throws: ``EndpointError`` of kind ``EndpointError/Kind/invalidRequest`` for a bad base URL, path,
     ///   method or header, or when the kind refuses; ``EndpointError/Kind/encodingFailed`` when the body
