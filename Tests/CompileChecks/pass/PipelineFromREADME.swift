@@ -2,7 +2,10 @@
 import EndpointKit
 import Foundation
 
-struct APIError: Error, Decodable, Sendable { var code: Int; var message: String }
+struct APIError: Error, Decodable, Sendable {
+    var code: Int
+    var message: String
+}
 struct Profile: Decodable, Sendable { var name: String }
 
 extension Endpoint where Kind == EndpointKinds.Authenticated, Response == Profile {
@@ -19,7 +22,9 @@ func pipeline() async throws {
     )
     let client = EndpointClient(
         environment: environment,
-        middleware: [auth, Retry(RetryPolicy(maxAttempts: 4)), Throttle(maxConcurrent: 8), ExchangeLogging { print($0) }],
+        middleware: [
+            auth, Retry(RetryPolicy(maxAttempts: 4)), Throttle(maxConcurrent: 8), ExchangeLogging { print($0) },
+        ],
         validators: [.errorEnvelope(APIError.self)],
         redirectPolicy: .default
     )
