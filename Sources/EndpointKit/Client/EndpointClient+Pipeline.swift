@@ -8,6 +8,9 @@ extension EndpointClient {
     /// How many times validators may ask to send one call again.
     static let maxValidatorRetries = 3
 
+    /// Timeouts from this many seconds up (about 31 years) mean "no deadline".
+    static let longestDeadline: TimeInterval = 1e9
+
     /// Runs the chain, then the validators and the status check, sending again when a validator asks.
     func execute(_ request: TransportRequest, context: RequestContext, validating: Bool) async throws(EndpointError)
         -> HTTPResponse
@@ -143,7 +146,24 @@ extension EndpointClient {
             )
         }
         if Task.isCancelled { throw stamped(CancellationError()) }
+        guard context.timeout > 0 else {
+            throw EndpointError(
+                .invalidRequest,
+                "the timeout must be positive, not \(context.timeout)",
+                request: summary()
+            )
+        }
         let transport = self.transport
+        guard context.timeout.isFinite, context.timeout < Self.longestDeadline else {
+            // No deadline of EndpointKit's own; URLSession's idle timeout still applies.
+            do {
+                var response = try await transport.send(request)
+                response.attempt = context.attempt
+                return response
+            } catch {
+                throw stamped(error)
+            }
+        }
         let clock = self.clock
         let timeout = Duration.milliseconds(Int((context.timeout * 1000).rounded(.up)))
         do {

@@ -15,7 +15,8 @@ public struct RequestDefaults: Sendable {
     public var encoder: JSONEncoder
     /// Decodes response bodies.
     public var decoder: JSONDecoder
-    /// Seconds a request may wait for data before failing with ``EndpointError/Kind/timedOut``.
+    /// Seconds one attempt may take before failing with ``EndpointError/Kind/timedOut``, enforced by EndpointKit
+    /// itself (fractions included); `.infinity` for no deadline. It must be positive.
     public var timeout: TimeInterval
     /// The cache policy requests start with; kinds may change it.
     public var cachePolicy: URLRequest.CachePolicy

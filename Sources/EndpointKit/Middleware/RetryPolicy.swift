@@ -57,9 +57,15 @@ public struct RetryPolicy: Sendable {
 
     /// The nominal delay after attempt `attempt` (from 1), before jitter.
     public func nominalDelay(afterAttempt attempt: Int) -> Duration {
-        let factor = pow(multiplier, Double(max(0, attempt - 1)))
-        let delay = baseDelay * factor
-        return delay > maxDelay ? maxDelay : delay
+        // Computed in seconds and capped before it becomes a Duration: a large attempt number overflows the
+        // power to infinity, which a Duration cannot hold.
+        let delay = Self.seconds(baseDelay) * pow(multiplier, Double(max(0, attempt - 1)))
+        guard delay.isFinite, delay < Self.seconds(maxDelay) else { return maxDelay }
+        return .seconds(max(0, delay))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Whether a request with `method` may be retried at all.

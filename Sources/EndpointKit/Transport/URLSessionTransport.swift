@@ -71,7 +71,9 @@ public final class URLSessionTransport: Transport {
     }
 
     static func wholeSeconds(_ interval: TimeInterval) -> TimeInterval {
-        guard interval.isFinite, interval > 0 else { return 60 }
+        guard interval > 0 else { return 60 }
+        // Linux multiplies by 1000 into an Int: keep far from overflow; a day of silence is "forever" here.
+        guard interval < 86_400 else { return 86_400 }
         return max(1, interval.rounded(.up))
     }
 

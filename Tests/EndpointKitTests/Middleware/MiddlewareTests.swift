@@ -153,6 +153,22 @@ private struct Twice: Middleware {
         #expect(error.kind == .timedOut)
     }
 
+    @Test("A zero, negative or NaN timeout is refused; an infinite one means no deadline of EndpointKit's own")
+    func oddTimeouts() async throws {
+        let transport = StubTransport { _ in .json("[]") }
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+
+        for bad in [0, -1, TimeInterval.nan] {
+            var endpoint = Endpoint.featuredItems
+            endpoint.timeout = bad
+            let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
+            #expect(error.kind == .invalidRequest)
+        }
+        var unbounded = Endpoint.featuredItems
+        unbounded.timeout = .infinity
+        #expect(try await client.response(for: unbounded).isEmpty)
+    }
+
     @Test("An Authenticated endpoint is not sent without a middleware that adds credentials")
     func authenticatedWithoutMiddleware() async throws {
         let transport = StubTransport(replies: [.json("{}")])

@@ -180,6 +180,15 @@ import FoundationNetworking
         #expect(RetryPolicy.retryAfter(nil, now: now) == nil)
     }
 
+    @Test("Nominal delays never overflow, however many attempts")
+    func hugeAttempts() {
+        let policy = RetryPolicy(maxAttempts: 10_000, baseDelay: .seconds(1), multiplier: 10, maxDelay: .seconds(30))
+
+        #expect(policy.nominalDelay(afterAttempt: 1) == .seconds(1))
+        #expect(policy.nominalDelay(afterAttempt: 2) == .seconds(10))
+        #expect(policy.nominalDelay(afterAttempt: 5_000) == .seconds(30))
+    }
+
     static func httpDate(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
