@@ -176,6 +176,25 @@ struct CoreIntegrationTests {
         #expect(error.underlyingError is URLError)
     }
 
+    @Test("A body larger than the transport's limit is stopped with responseTooLarge; one at the limit arrives whole")
+    func responseSizeLimit() async throws {
+        let environment = ServerEnvironment(baseURL: try TestServers.nginx())
+        let endpoint = Endpoint<EndpointKinds.Public, EmptyResponse>(path: "random-64k.bin")
+        let small = EndpointClient(environment: environment, transport: URLSessionTransport(maximumResponseSize: 1_000))
+        let exact = EndpointClient(
+            environment: environment,
+            transport: URLSessionTransport(maximumResponseSize: 65_536)
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await small.rawResponse(for: endpoint, using: ())
+        }
+        let whole = try await exact.rawResponse(for: endpoint, using: ())
+
+        #expect(error.kind == .responseTooLarge)
+        #expect(whole.body.count == 65_536)
+    }
+
     @Test("Cookies a server sets are not stored or sent back")
     func noCookieJar() async throws {
         let client = try TestServers.httpbinClient()

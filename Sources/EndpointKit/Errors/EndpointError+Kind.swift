@@ -21,6 +21,8 @@ extension EndpointError {
         /// The transport failed before a complete response arrived: connection refused, host not found,
         /// connection lost, a TLS failure.
         public static let transportFailed = Kind("transportFailed")
+        /// The response body was larger than the transport accepts; the transfer was stopped.
+        public static let responseTooLarge = Kind("responseTooLarge")
         /// The request took longer than its timeout.
         public static let timedOut = Kind("timedOut")
         /// The calling task was cancelled; the transfer was stopped.

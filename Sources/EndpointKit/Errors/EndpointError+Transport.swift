@@ -8,6 +8,9 @@ extension EndpointError {
     /// Classifies what a transport threw: cancellation, a timeout, or another transport failure.
     static func transportFailure(_ error: any Error, request: RequestSummary) -> EndpointError {
         if let endpointError = error as? EndpointError { return endpointError }
+        if let tooLarge = error as? URLSessionTransport.ResponseTooLargeError {
+            return EndpointError(.responseTooLarge, tooLarge.description, request: request, underlyingError: error)
+        }
         if error is CancellationError {
             return EndpointError(.cancelled, "the task was cancelled", request: request, underlyingError: error)
         }

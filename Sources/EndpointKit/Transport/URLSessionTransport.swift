@@ -20,14 +20,29 @@ import FoundationNetworking
 public final class URLSessionTransport: Transport {
     /// The session requests are sent through.
     public let session: URLSession
-    private let ownsSession: Bool
+    /// The largest response body accepted, in bytes, or `nil` for no limit (only for sessions you pass).
+    public let maximumResponseSize: Int?
+    /// The delegate that collects bodies, when the transport owns its session.
+    private let delegate: SessionDelegate?
+
+    /// The default ``maximumResponseSize``: 64 MiB.
+    public static let defaultMaximumResponseSize = 64 << 20
 
     /// Creates a transport with its own session built from `configuration`.
     ///
-    /// - Parameter configuration: The session's configuration; ``defaultConfiguration()`` unless given.
-    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
-        session = URLSession(configuration: configuration, delegate: SessionDelegate(), delegateQueue: nil)
-        ownsSession = true
+    /// - Parameters:
+    ///   - configuration: The session's configuration; ``defaultConfiguration()`` unless given.
+    ///   - maximumResponseSize: The largest body accepted, in bytes (after decompression). A larger one is
+    ///     cancelled as soon as the limit is passed and fails with ``EndpointError/Kind/responseTooLarge``,
+    ///     so a hostile or broken server cannot exhaust memory. `nil` for no limit.
+    public init(
+        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+        maximumResponseSize: Int? = URLSessionTransport.defaultMaximumResponseSize
+    ) {
+        let delegate = SessionDelegate()
+        self.delegate = delegate
+        self.maximumResponseSize = maximumResponseSize
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     /// Creates a transport that sends through `session`, which you keep configuring and own.
@@ -36,11 +51,12 @@ public final class URLSessionTransport: Transport {
     /// give it a delegate that declines redirects to keep EndpointKit's ``RedirectPolicy`` in charge.
     public init(session: URLSession) {
         self.session = session
-        ownsSession = false
+        self.delegate = nil
+        self.maximumResponseSize = nil
     }
 
     deinit {
-        if ownsSession { session.finishTasksAndInvalidate() }
+        if delegate != nil { session.finishTasksAndInvalidate() }
     }
 
     /// An ephemeral configuration without cookies or a URL cache.
@@ -59,7 +75,12 @@ public final class URLSessionTransport: Transport {
         var urlRequest = request.urlRequest
         urlRequest.timeoutInterval = Self.wholeSeconds(urlRequest.timeoutInterval)
         let (data, response): (Data, URLResponse)
-        if let file = request.bodyFileURL {
+        if let delegate {
+            let task =
+                request.bodyFileURL.map { session.uploadTask(with: urlRequest, fromFile: $0) }
+                ?? session.dataTask(with: urlRequest)
+            (data, response) = try await delegate.run(task, limit: maximumResponseSize)
+        } else if let file = request.bodyFileURL {
             (data, response) = try await session.upload(for: urlRequest, fromFile: file)
         } else {
             (data, response) = try await session.data(for: urlRequest)
