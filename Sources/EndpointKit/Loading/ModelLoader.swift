@@ -5,8 +5,13 @@
 ///     for try await item in loader.publisher(forID: 42) { print(item.name) }
 ///
 /// For models behind a kind that needs request data, pass it once with ``init(client:using:endpoint:)``.
+///
+/// Concurrent calls for the same ID share one request: ten views asking for item 42 at once cause one `GET`.
+/// A caller whose task is cancelled stops waiting at once; the request itself is cancelled only when no
+/// caller waits for it any more. Nothing is cached: a call after the request finished sends a new one.
 public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable where Model.ID: Sendable {
     private let load: @Sendable (Model.ID) async throws(EndpointError) -> Model
+    private let inFlight = SharedLoads<Model.ID, Model>()
 
     /// Creates a loader for endpoints whose kind needs no request data.
     ///
@@ -45,14 +50,14 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     ///
     /// - Throws: ``EndpointError``, as ``EndpointClient/response(for:using:)`` does.
     public func loadModel(withID id: Model.ID) async throws(EndpointError) -> Model {
-        try await load(id)
+        let load = self.load
+        return try await inFlight.value(for: id) { () async throws(EndpointError) -> Model in try await load(id) }
     }
 
     /// A cold, re-iterable publisher that loads the model with `id` once per iteration.
     ///
     /// See ``EndpointPublisher`` for the contract.
     public func publisher(forID id: Model.ID) -> EndpointPublisher<Model> {
-        let load = self.load
-        return EndpointPublisher { () async throws(EndpointError) -> Model in try await load(id) }
+        EndpointPublisher { () async throws(EndpointError) -> Model in try await loadModel(withID: id) }
     }
 }

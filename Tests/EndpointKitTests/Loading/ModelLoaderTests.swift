@@ -64,3 +64,100 @@ import FoundationNetworking
         #expect(error.statusCode == 404)
     }
 }
+
+@Suite struct ModelLoaderSharingTests {
+    /// Answers item requests after `delay`, counting them.
+    static func slowItems(delay: Duration) -> StubTransport {
+        StubTransport { request in
+            try await Task.sleep(for: delay)
+            let id = request.url?.lastPathComponent ?? "0"
+            return .json(#"{"id": \#(id), "name": "item \#(id)"}"#)
+        }
+    }
+
+    @Test("Concurrent loads of one ID share a single request; other IDs get their own")
+    func sharing() async throws {
+        let transport = Self.slowItems(delay: .milliseconds(50))
+        let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
+            id in .item(id)
+        }
+
+        let names = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<20 { group.addTask { try await loader.loadModel(withID: index % 2 == 0 ? 1 : 2).name } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+
+        #expect(names.filter { $0 == "item 1" }.count == 10)
+        #expect(names.filter { $0 == "item 2" }.count == 10)
+        #expect(await transport.requests.count == 2)
+    }
+
+    @Test("A finished load is not cached: the next call sends a new request")
+    func noCache() async throws {
+        let transport = Self.slowItems(delay: .zero)
+        let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
+            id in .item(id)
+        }
+
+        _ = try await loader.loadModel(withID: 3)
+        _ = try await loader.loadModel(withID: 3)
+
+        #expect(await transport.requests.count == 2)
+    }
+
+    @Test("A cancelled caller stops waiting at once while the other still gets the model")
+    func oneCancels() async throws {
+        let transport = Self.slowItems(delay: .milliseconds(300))
+        let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
+            id in .item(id)
+        }
+        let clock = ContinuousClock()
+
+        let staying = Task { try await loader.loadModel(withID: 7) }
+        let leaving = Task { try await loader.loadModel(withID: 7) }
+        while await transport.requests.isEmpty { await Task.yield() }
+        let cancelledAt = clock.now
+        leaving.cancel()
+        let left = await leaving.result
+        let leftAfter = clock.now - cancelledAt
+        let stayed = try await staying.value
+
+        let error = try #require(throws: EndpointError.self) { try left.get() }
+        #expect(error.kind == .cancelled)
+        #expect(leftAfter < .milliseconds(250))
+        #expect(stayed.name == "item 7")
+        #expect(await transport.requests.count == 1)
+    }
+
+    @Test("When every caller cancels, the shared request is cancelled too")
+    func allCancel() async throws {
+        let started = Locked(0)
+        let cancelled = Locked(0)
+        let transport = StubTransport { _ in
+            started.withLock { $0 += 1 }
+            do {
+                try await Task.sleep(for: .seconds(600))
+            } catch {
+                cancelled.withLock { $0 += 1 }
+                throw error
+            }
+            return .json("{}")
+        }
+        let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
+            id in .item(id)
+        }
+
+        let callers = (0..<5).map { _ in Task { try await loader.loadModel(withID: 9) } }
+        while started.withLock({ $0 }) == 0 { await Task.yield() }
+        for caller in callers { caller.cancel() }
+        for caller in callers { _ = await caller.result }
+        for _ in 0..<1_000 where cancelled.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let next = Task { try await loader.loadModel(withID: 9) }
+        while started.withLock({ $0 }) < 2 { await Task.yield() }
+        next.cancel()
+        _ = await next.result
+
+        #expect(started.withLock { $0 } == 2, "a call after everyone left must start a new request")
+        #expect(cancelled.withLock { $0 } >= 1, "the abandoned shared request was not cancelled")
+    }
+}
