@@ -63,7 +63,8 @@ struct LoadIntegrationTests {
             transport: transport,
             middleware: [Retry(), throttle]
         )
-        let slow = Endpoint<EndpointKinds.Public, EmptyResponse>.delay(seconds: 3)
+        // The server would answer after 10 s: anything near that means cancellation did not stop the calls.
+        let slow = Endpoint<EndpointKinds.Public, EmptyResponse>.delay(seconds: 10)
         let clock = ContinuousClock()
 
         let tasks = (0..<1_000).map { _ in Task { try await client.response(for: slow) } }
@@ -83,7 +84,7 @@ struct LoadIntegrationTests {
         #expect(inFlightBeforeCancel == 64)
         #expect(kinds.count == 1_000)
         #expect(kinds.allSatisfy { $0 == .cancelled })
-        #expect(elapsed < .seconds(2), "cancelling took \(elapsed)")
+        #expect(elapsed < .seconds(5), "cancelling took \(elapsed)")
         #expect(throttle.inFlight == 0)
         #expect(throttle.waiting == 0)
         var remaining = await Self.runningTasks(in: transport.session)
