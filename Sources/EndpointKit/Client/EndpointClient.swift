@@ -75,9 +75,12 @@ public struct EndpointClient: Sendable {
     ///     let results = try await client.response(for: .search(for: "tea"), using: AccessToken("s3cret"))
     ///
     /// - Throws: ``EndpointError``: ``EndpointError/Kind/invalidRequest`` or ``EndpointError/Kind/encodingFailed``
-    ///   before sending; ``EndpointError/Kind/transportFailed``, ``EndpointError/Kind/timedOut`` or
-    ///   ``EndpointError/Kind/cancelled`` while sending; ``EndpointError/Kind/unacceptableStatus`` outside
-    ///   200–299; ``EndpointError/Kind/decodingFailed``, with the coding path, when the body does not match.
+    ///   before sending; ``EndpointError/Kind/transportFailed``, ``EndpointError/Kind/timedOut``,
+    ///   ``EndpointError/Kind/cancelled``, ``EndpointError/Kind/responseTooLarge``,
+    ///   ``EndpointError/Kind/redirectRefused``, ``EndpointError/Kind/tooManyRedirects`` or
+    ///   ``EndpointError/Kind/authenticationFailed`` while sending; ``EndpointError/Kind/serverError`` from a
+    ///   validator; ``EndpointError/Kind/unacceptableStatus`` outside 200–299;
+    ///   ``EndpointError/Kind/decodingFailed``, with the coding path, when the body does not match.
     public func response<Kind: EndpointKind, Response: Decodable>(
         for endpoint: Endpoint<Kind, Response>,
         using requestData: Kind.RequestData
