@@ -38,13 +38,9 @@ public struct CURLCommand: Sendable, CustomStringConvertible {
         parts.append(method == "HEAD" ? "--head" : "-X \(Self.quoted(method))")
         let url = request.url.map { revealingSecrets ? $0.absoluteString : Redaction.redactedString(for: $0) }
         parts.append(Self.quoted(url ?? ""))
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: {
-            $0.key.lowercased() < $1.key.lowercased()
-        }) {
-            let headerName = HTTPHeaders.Name(name)
-            let isSecret = headerName.isSensitive || sensitiveHeaders.contains(headerName)
-            let shown = isSecret && !revealingSecrets ? Redaction.placeholder : value
-            parts.append("-H " + Self.quoted("\(name): \(shown)"))
+        let headers = Redaction.headers(of: request, alsoSensitive: sensitiveHeaders, revealing: revealingSecrets)
+        for field in headers {
+            parts.append("-H " + Self.quoted("\(field.name.rawValue): \(field.value)"))
         }
         if let file = bodyFileURL {
             parts.append("--data-binary " + Self.quoted("@" + file.path))

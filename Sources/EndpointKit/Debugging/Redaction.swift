@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// What EndpointKit hides from descriptions, logs and error messages.
 enum Redaction {
     /// What a hidden value is replaced with.
@@ -17,6 +21,24 @@ enum Redaction {
         return sensitiveQueryNames.contains(folded)
     }
 
+    /// The headers of `request`, sorted by name, with credential values and those named in `alsoSensitive`
+    /// replaced by ``placeholder`` unless `revealing` is `true`.
+    static func headers(
+        of request: URLRequest,
+        alsoSensitive: Set<HTTPHeaders.Name>,
+        revealing: Bool = false
+    ) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: {
+            $0.key.lowercased() < $1.key.lowercased()
+        }) {
+            let headerName = HTTPHeaders.Name(name)
+            let isSecret = headerName.isSensitive || alsoSensitive.contains(headerName)
+            headers.add(isSecret && !revealing ? placeholder : value, for: headerName)
+        }
+        return headers
+    }
+
     /// `url` as a string with its password and sensitive query values replaced by ``placeholder``.
     static func redactedString(for url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
@@ -29,7 +51,8 @@ enum Redaction {
         return components.string ?? url.absoluteString
     }
 
-    /// A percent-encoded query with sensitive values replaced.
+    /// A percent-encoded query with sensitive values replaced by `REDACTED`, which, unlike ``placeholder``, needs
+    /// no percent-encoding and so keeps the URL valid.
     static func redactedQuery(_ query: String) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }

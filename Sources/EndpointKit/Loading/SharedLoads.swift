@@ -30,9 +30,6 @@ final class SharedLoads<ID: Hashable & Sendable, Value: Sendable>: Sendable {
 
     private let state = Locked(State())
 
-    /// How many IDs are being loaded now.
-    var inFlightCount: Int { state.withLock { $0.entries.count } }
-
     /// The value for `id`, from the load already in flight for it or from a new one started with `load`.
     func value(
         for id: ID,

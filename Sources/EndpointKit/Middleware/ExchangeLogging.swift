@@ -67,7 +67,7 @@ public struct ExchangeLogging: Middleware {
         var record = Record(
             method: HTTPMethod(request.urlRequest.httpMethod ?? "GET"),
             redactedURL: request.urlRequest.url.map(Redaction.redactedString(for:)) ?? "",
-            requestHeaders: redactedHeaders(of: request.urlRequest),
+            requestHeaders: Redaction.headers(of: request.urlRequest, alsoSensitive: sensitiveHeaders),
             statusCode: nil,
             bytesSent: request.urlRequest.httpBody?.count ?? 0,
             bytesReceived: 0,
@@ -88,15 +88,5 @@ public struct ExchangeLogging: Middleware {
             report(record)
             throw error
         }
-    }
-
-    private func redactedHeaders(of request: URLRequest) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let headerName = HTTPHeaders.Name(name)
-            let isSecret = headerName.isSensitive || sensitiveHeaders.contains(headerName)
-            headers.add(isSecret ? Redaction.placeholder : value, for: headerName)
-        }
-        return headers
     }
 }

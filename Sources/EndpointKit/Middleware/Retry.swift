@@ -67,8 +67,3 @@ public struct Retry: Middleware {
         return delay * (1 - Double.random(in: 0...jitter))
     }
 }
-
-extension TransportRequest {
-    /// Whether the body can be sent a second time: an input stream is consumed by the first attempt.
-    var canBeSentAgain: Bool { urlRequest.httpBodyStream == nil }
-}

@@ -31,6 +31,10 @@ public struct TransportRequest: Sendable {
 }
 
 extension TransportRequest {
+    /// Whether the body can be sent a second time (by a retry or a 307/308 redirect): an input stream is
+    /// consumed by the first attempt.
+    var canBeSentAgain: Bool { urlRequest.httpBodyStream == nil }
+
     /// Deletes a body file made for this request only.
     func removeTemporaryBodyFile() {
         guard removesBodyFileAfterSending, let file = bodyFileURL else { return }
