@@ -95,6 +95,20 @@ import FoundationNetworking
         #expect(response.body == Data(#"{"e": 1}"#.utf8))
     }
 
+    @Test("Replies queued later answer later requests in order")
+    func enqueuedReplies() async throws {
+        let transport = StubTransport(replies: [.json("[]")])
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+
+        _ = try await client.response(for: .featuredItems)
+        await transport.enqueue(.json(#"[{"id": 1, "name": "a"}]"#), .status(503))
+        let second = try await client.response(for: .featuredItems)
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: .featuredItems) }
+
+        #expect(second.map(\.id) == [1])
+        #expect(error.statusCode == 503)
+    }
+
     @Test("An unexpected request to the stub names the request")
     func unexpectedRequest() async throws {
         let client = EndpointClient(environment: Fixture.environment, transport: StubTransport(replies: []))

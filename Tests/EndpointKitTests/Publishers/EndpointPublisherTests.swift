@@ -4,17 +4,25 @@ import Testing
 
 @testable import EndpointKit
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @Suite struct EndpointPublisherTests {
-    @Test("A publisher is cold: nothing is sent until it is iterated")
+    @Test("A publisher is cold: nothing is sent until it is iterated, then exactly one request")
     func cold() async throws {
-        let transport = StubTransport(replies: [.json("[]")])
+        let transport = StubTransport(replies: [.json(#"{"id": 1, "name": "probe"}"#), .json("[]")])
         let client = EndpointClient(environment: Fixture.environment, transport: transport)
 
         let publisher = client.publisher(for: .featuredItems)
-        await Task.yield()
+        let sentBeforeIterating = await transport.requests.count
+        _ = try await client.response(for: .item(rawID: "probe"))
+        for try await _ in publisher {}
 
-        #expect(await transport.requests.isEmpty)
-        _ = publisher
+        // An eager publisher would have taken the probe's reply (failing one of the two decodes) and shown up
+        // first in the recorded order.
+        #expect(sentBeforeIterating == 0)
+        #expect(await transport.requests.map { $0.url?.lastPathComponent } == ["probe", "featured"])
     }
 
     @Test("Each iteration sends a fresh request, emits one value and finishes")
