@@ -28,8 +28,13 @@ public struct EndpointClient: Sendable {
     public let validators: [ResponseValidator]
     /// How redirects are followed.
     public let redirectPolicy: RedirectPolicy
-    /// The clock deadlines and validator delays run on.
-    let clock: any Clock<Duration>
+    /// What watches every call: attempts, redirect hops, progress and decoding. Middleware that are also
+    /// ``ExchangeObserver``s (such as ``ExchangeLogging``) are added here.
+    public let observers: [any ExchangeObserver]
+    /// The one clock every step runs on: deadlines, retry backoff, validator delays and observer timings.
+    public let clock: any Clock<Duration>
+    /// The one list of secrets, from ``defaults``.
+    let redactor: Redactor
 
     /// The decoder actually used: a copy of the defaults' decoder that also names the envelope key, so the
     /// caller's decoder is never mutated.
@@ -46,7 +51,8 @@ public struct EndpointClient: Sendable {
     ///   - middleware: The steps every request passes through, outermost first.
     ///   - validators: Judges of every final response, run in order before the 2xx status check.
     ///   - redirectPolicy: How redirects are followed; ``RedirectPolicy/default`` unless given.
-    ///   - clock: The clock that times deadlines and validator delays.
+    ///   - observers: What watches every call, e.g. ``ExchangeLogging``.
+    ///   - clock: The clock every step runs on; tests pass a manual one (`TestClock` in `EndpointKitTesting`).
     public init(
         environment: ServerEnvironment,
         transport: any Transport = URLSessionTransport(),
@@ -55,6 +61,7 @@ public struct EndpointClient: Sendable {
         middleware: [any Middleware] = [],
         validators: [ResponseValidator] = [],
         redirectPolicy: RedirectPolicy = .default,
+        observers: [any ExchangeObserver] = [],
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.environment = environment
@@ -64,7 +71,9 @@ public struct EndpointClient: Sendable {
         self.middleware = middleware
         self.validators = validators
         self.redirectPolicy = redirectPolicy
+        self.observers = observers + middleware.compactMap { $0 as? any ExchangeObserver }
         self.clock = clock
+        self.redactor = Redactor(defaults)
         let responseDecoder = defaults.decoder.copy()
         if let key = envelope.key { responseDecoder.userInfo[.networkResponseKey] = key }
         self.responseDecoder = responseDecoder
@@ -74,11 +83,16 @@ public struct EndpointClient: Sendable {
     ///
     ///     let results = try await client.response(for: .search(for: "tea"), using: AccessToken("s3cret"))
     ///
+    /// The body is read in full inside each attempt, up to the endpoint's or the client's
+    /// ``RequestDefaults/maximumResponseSize``, so retries and the deadline cover it. A `Response` of `Data` is
+    /// the body as it is, and `String` the body as text in the response's charset (UTF-8 unless it names
+    /// another).
+    ///
     /// - Throws: ``EndpointError``: ``EndpointError/Kind/invalidRequest`` or ``EndpointError/Kind/encodingFailed``
     ///   before sending; ``EndpointError/Kind/transportFailed``, ``EndpointError/Kind/timedOut``,
     ///   ``EndpointError/Kind/cancelled``, ``EndpointError/Kind/responseTooLarge``,
     ///   ``EndpointError/Kind/redirectRefused``, ``EndpointError/Kind/tooManyRedirects`` or
-    ///   ``EndpointError/Kind/authenticationFailed`` while sending; ``EndpointError/Kind/serverError`` from a
+    ///   ``EndpointError/Kind/authenticationFailed`` while sending; ``EndpointError/Kind/responseRejected`` from a
     ///   validator; ``EndpointError/Kind/unacceptableStatus`` outside 200–299;
     ///   ``EndpointError/Kind/decodingFailed``, with the coding path, when the body does not match.
     public func response<Kind: EndpointKind, Response: Decodable>(
@@ -87,17 +101,43 @@ public struct EndpointClient: Sendable {
     ) async throws(EndpointError) -> Response {
         let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
         defer { request.removeTemporaryBodyFile() }
+        let context = context(for: endpoint)
         do throws(EndpointError) {
-            let response = try await execute(request, context: context(for: endpoint), validating: true)
-            return try ResponseDecoding.decode(
+            let response = try await execute(
+                request,
+                context: context,
+                body: .collected(limit: endpoint.maximumResponseSize ?? defaults.maximumResponseSize),
+                validating: true
+            )
+            return try decode(response, as: Response.self, for: endpoint, request: request, call: context.call)
+        } catch {
+            throw attachingCURLCommand(to: error, for: request)
+        }
+    }
+
+    private func decode<Kind: EndpointKind, Response: Decodable>(
+        _ response: TransportResponse,
+        as type: Response.Type,
+        for endpoint: Endpoint<Kind, Response>,
+        request: TransportRequest,
+        call: CallState?
+    ) throws(EndpointError) -> Response {
+        let summary = self.summary(of: request, call: call)
+        do throws(EndpointError) {
+            let value = try ResponseDecoding.decode(
                 Response.self,
                 from: response,
                 envelope: endpoint.envelope ?? envelope,
                 decoder: endpoint.decoder ?? responseDecoder,
-                request: request.urlRequest
+                request: summary
             )
+            call?.emit(.decoded(request: summary, type: "\(Response.self)", error: nil))
+            return value
         } catch {
-            throw attachingCURLCommand(to: error, for: request)
+            var error = error
+            if let count = call?.attemptCount, count > 0 { error.attempts = count }
+            call?.emit(.decoded(request: summary, type: "\(Response.self)", error: error))
+            throw error
         }
     }
 
@@ -112,18 +152,24 @@ public struct EndpointClient: Sendable {
         try await response(for: endpoint, using: ())
     }
 
-    /// Sends `endpoint` through the middleware and redirects, and returns the raw response without validating
-    /// or decoding it.
+    /// Sends `endpoint` through the middleware and redirects, and returns the response, read in full, without
+    /// validating or decoding it.
     ///
-    /// - Throws: ``EndpointError`` when the request cannot be built or no response arrives.
+    /// - Throws: ``EndpointError`` when the request cannot be built, no response arrives, or the body passes
+    ///   ``RequestDefaults/maximumResponseSize``.
     public func rawResponse<Kind: EndpointKind, Response>(
         for endpoint: Endpoint<Kind, Response>,
         using requestData: Kind.RequestData
-    ) async throws(EndpointError) -> HTTPResponse {
+    ) async throws(EndpointError) -> TransportResponse {
         let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
         defer { request.removeTemporaryBodyFile() }
         do throws(EndpointError) {
-            return try await execute(request, context: context(for: endpoint), validating: false)
+            return try await execute(
+                request,
+                context: context(for: endpoint),
+                body: .collected(limit: endpoint.maximumResponseSize ?? defaults.maximumResponseSize),
+                validating: false
+            )
         } catch {
             throw attachingCURLCommand(to: error, for: request)
         }
@@ -144,7 +190,7 @@ public struct EndpointClient: Sendable {
         revealingSecrets: Bool = false
     ) throws(EndpointError) -> CURLCommand {
         let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
-        return CURLCommand(request, sensitiveHeaders: defaults.sensitiveHeaders, revealingSecrets: revealingSecrets)
+        return CURLCommand(request, redactor: redactor, revealingSecrets: revealingSecrets)
     }
 
     /// The `curl` command for an endpoint whose kind needs no request data.
@@ -161,18 +207,20 @@ public struct EndpointClient: Sendable {
     private func attachingCURLCommand(to error: EndpointError, for request: TransportRequest) -> EndpointError {
         var error = error
         if error.curlCommand == nil {
-            error.curlCommand = CURLCommand(request, sensitiveHeaders: defaults.sensitiveHeaders).command
+            error.curlCommand = CURLCommand(request, redactor: redactor, revealingSecrets: false).command
         }
         return error
     }
 
     /// The context the chain starts with for `endpoint`.
-    private func context<Kind: EndpointKind, Response>(for endpoint: Endpoint<Kind, Response>) -> RequestContext {
+    func context<Kind: EndpointKind, Response>(for endpoint: Endpoint<Kind, Response>) -> RequestContext {
         RequestContext(
             options: endpoint.options,
             attempt: 1,
             requiresAuthentication: Kind.requiresAuthentication,
-            timeout: endpoint.timeout ?? defaults.timeout
+            timeout: endpoint.timeout ?? defaults.timeout,
+            clock: clock,
+            call: CallState(observers: observers, redactor: redactor)
         )
     }
 }

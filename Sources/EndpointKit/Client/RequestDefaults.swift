@@ -15,27 +15,50 @@ public struct RequestDefaults: Sendable {
     public var encoder: JSONEncoder
     /// Decodes response bodies.
     public var decoder: JSONDecoder
-    /// Seconds one attempt may take before failing with ``EndpointError/Kind/timedOut``, enforced by EndpointKit
-    /// itself (fractions included); `.infinity` for no deadline. It must be positive.
+    /// Seconds one attempt may take, all of its redirect hops and its whole body included, before failing
+    /// with ``EndpointError/Kind/timedOut``: a total deadline, enforced by EndpointKit itself (fractions
+    /// included); `.infinity` for none. It must be positive.
     public var timeout: TimeInterval
-    /// The cache policy requests start with; kinds may change it.
-    public var cachePolicy: URLRequest.CachePolicy
+    /// Seconds the transport may wait without receiving a byte before failing with
+    /// ``EndpointError/Kind/timedOut``, or `nil` to use ``timeout`` (rounded up to whole seconds by
+    /// ``URLSessionTransport``). Streams need it, since a total deadline would end them.
+    public var idleTimeout: TimeInterval?
+    /// The largest response body a call reads into memory, in bytes: 64 MiB unless set. A larger body fails
+    /// with ``EndpointError/Kind/responseTooLarge`` at once when its `Content-Length` says so, otherwise as the
+    /// byte that passes the limit arrives, and the transfer stops. Endpoints can set their own.
+    public var maximumResponseSize: Int = RequestDefaults.defaultMaximumResponseSize
+    private var storedCachePolicy: URLRequest.CachePolicy
+    /// Has no effect: ``URLSessionTransport`` has no URL cache, and the policy never reached the network.
+    @available(*, deprecated, message: "URLSessionTransport has no URL cache; this setting never had an effect")
+    public var cachePolicy: URLRequest.CachePolicy {
+        get { storedCachePolicy }
+        set { storedCachePolicy = newValue }
+    }
     /// Headers every request gets unless the environment or the endpoint sets the same name:
     /// `Accept: application/json` and a `User-Agent` naming EndpointKit and its version.
     public var headers: HTTPHeaders
 
-    /// More header names whose values are credentials: redacted in ``CURLCommand`` output and error context
-    /// like `Authorization` and `Cookie` always are.
+    /// More header names whose values are credentials, besides `Authorization`, `Proxy-Authorization`,
+    /// `Cookie` and the common API-key headers: the one list that redacts errors, logs, observer events and
+    /// ``CURLCommand`` output, and that a redirect to another origin strips.
     public var sensitiveHeaders: Set<HTTPHeaders.Name> = []
 
+    /// More query names whose values are credentials, besides the built-in ones (`token`, `access_token`,
+    /// `api_key`, `key`, `sig`, `signature`, `X-Amz-Signature`, `X-Amz-Credential`, `jwt`, …): redacted in
+    /// every printed URL. Compared without case, `-` and `_`.
+    public var sensitiveQueryNames: Set<String> = []
+
+    /// The default ``maximumResponseSize``: 64 MiB.
+    public static let defaultMaximumResponseSize = 64 << 20
+
     /// The EndpointKit release this source belongs to.
-    public static let libraryVersion = "0.1.0"
+    public static let libraryVersion = "0.2.0"
 
     /// The `User-Agent` sent unless you set another: `EndpointKit/` and ``libraryVersion``.
     public static let userAgent = "EndpointKit/\(libraryVersion)"
 
-    /// Creates defaults: a plain `JSONEncoder` and `JSONDecoder`, a 60-second timeout, no local cache data,
-    /// and JSON `Accept` and EndpointKit `User-Agent` headers.
+    /// Creates defaults: a plain `JSONEncoder` and `JSONDecoder`, a 60-second timeout, and JSON `Accept` and
+    /// EndpointKit `User-Agent` headers; `cachePolicy` has no effect.
     public init(
         encoder: JSONEncoder = JSONEncoder(),
         decoder: JSONDecoder = JSONDecoder(),
@@ -46,7 +69,7 @@ public struct RequestDefaults: Sendable {
         self.encoder = encoder
         self.decoder = decoder
         self.timeout = timeout
-        self.cachePolicy = cachePolicy
+        self.storedCachePolicy = cachePolicy
         self.headers = headers
     }
 }

@@ -7,14 +7,14 @@ import FoundationNetworking
 /// A request as a `curl` command you can paste into bash or zsh to send the same request.
 ///
 ///     print(try client.curlCommand(for: .search(for: "tea"), using: token))
-///     // curl -X GET 'https://api.example.com/v1/search?q=tea' -H 'Accept: application/json' \
-///     //   -H 'Authorization: <redacted>' -H 'User-Agent: EndpointKit/0.1.0'
+///     // curl -X 'GET' 'https://api.example.com/v1/search?q=tea' -H 'Accept: application/json' \
+///     //   -H 'Authorization: <redacted>' -H 'User-Agent: EndpointKit/0.2.0'
 ///
 /// Every argument is single-quoted, so no character in a URL, header or body is interpreted by the shell; a
-/// body that is not printable UTF-8 is read from `printf` with octal escapes (`@<(printf '\000…')`). Secrets are redacted unless you
-/// opt in: `Authorization`, `Proxy-Authorization`, `Cookie`, API-key headers, the names you add to
-/// `sensitiveHeaders`, URL passwords and secret query values. A file body is sent with
-/// `--data-binary @file`, a stream body with `--data-binary @-` (pipe the data in).
+/// body that is not printable UTF-8 is read from `printf` with octal escapes (`@<(printf '\000…')`). Secrets
+/// are redacted unless you opt in: `Authorization`, `Proxy-Authorization`, `Cookie`, API-key headers, the
+/// client's ``RequestDefaults/sensitiveHeaders``, URL user info and secret query values. A file body is sent
+/// with `--data-binary @file`, a stream body with `--data-binary @-` (pipe the data in).
 public struct CURLCommand: Sendable, CustomStringConvertible {
     /// The command line.
     public let command: String
@@ -33,23 +33,29 @@ public struct CURLCommand: Sendable, CustomStringConvertible {
         sensitiveHeaders: Set<HTTPHeaders.Name> = [],
         revealingSecrets: Bool = false
     ) {
-        let method = request.httpMethod ?? "GET"
-        var parts = ["curl"]
-        parts.append(method == "HEAD" ? "--head" : "-X \(Self.quoted(method))")
-        let url = request.url.map { revealingSecrets ? $0.absoluteString : Redaction.redactedString(for: $0) }
-        parts.append(Self.quoted(url ?? ""))
-        let headers = Redaction.headers(of: request, alsoSensitive: sensitiveHeaders, revealing: revealingSecrets)
-        for field in headers {
-            parts.append("-H " + Self.quoted("\(field.name.rawValue): \(field.value)"))
-        }
+        var headers = HTTPHeaders()
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { headers.add(value, for: HTTPHeaders.Name(name)) }
+        let body: TransportRequest.Body?
         if let file = bodyFileURL {
-            parts.append("--data-binary " + Self.quoted("@" + file.path))
-        } else if let body = request.httpBody {
-            parts.append("--data-binary " + Self.quotedBody(body))
+            body = try? TransportRequest.Body.file(file)
+        } else if let data = request.httpBody {
+            body = .data(data)
         } else if request.httpBodyStream != nil {
-            parts.append("--data-binary @-")
+            body = .chunks { AsyncThrowingStream { $0.finish() } }
+        } else {
+            body = nil
         }
-        command = parts.joined(separator: " ")
+        var redactor = Redactor()
+        redactor.extraHeaders = sensitiveHeaders
+        self.init(
+            method: HTTPMethod(request.httpMethod ?? "GET"),
+            url: request.url,
+            headers: headers,
+            body: body,
+            fileFallback: bodyFileURL,
+            redactor: redactor,
+            revealingSecrets: revealingSecrets
+        )
     }
 
     /// Describes a prepared ``TransportRequest``.
@@ -58,12 +64,47 @@ public struct CURLCommand: Sendable, CustomStringConvertible {
         sensitiveHeaders: Set<HTTPHeaders.Name> = [],
         revealingSecrets: Bool = false
     ) {
+        var redactor = Redactor()
+        redactor.extraHeaders = sensitiveHeaders
+        self.init(request, redactor: redactor, revealingSecrets: revealingSecrets)
+    }
+
+    init(_ request: TransportRequest, redactor: Redactor, revealingSecrets: Bool) {
         self.init(
-            request.urlRequest,
-            bodyFileURL: request.bodyFileURL,
-            sensitiveHeaders: sensitiveHeaders,
+            method: request.method,
+            url: request.url,
+            headers: request.headers,
+            body: request.body,
+            fileFallback: nil,
+            redactor: redactor,
             revealingSecrets: revealingSecrets
         )
+    }
+
+    private init(
+        method: HTTPMethod,
+        url: URL?,
+        headers: HTTPHeaders,
+        body: TransportRequest.Body?,
+        fileFallback: URL?,
+        redactor: Redactor,
+        revealingSecrets: Bool
+    ) {
+        var parts = ["curl"]
+        parts.append(method == .head ? "--head" : "-X \(Self.quoted(method.rawValue))")
+        let shownURL = url.map { revealingSecrets ? $0.absoluteString : redactor.redactedString(for: $0) }
+        parts.append(Self.quoted(shownURL ?? ""))
+        for field in redactor.redacted(headers, revealing: revealingSecrets) {
+            parts.append("-H " + Self.quoted("\(field.name.rawValue): \(field.value)"))
+        }
+        if let file = body?.fileURL ?? fileFallback {
+            parts.append("--data-binary " + Self.quoted("@" + file.path))
+        } else if let data = body?.data {
+            parts.append("--data-binary " + Self.quotedBody(data))
+        } else if body != nil {
+            parts.append("--data-binary @-")
+        }
+        command = parts.joined(separator: " ")
     }
 
     /// The command line.

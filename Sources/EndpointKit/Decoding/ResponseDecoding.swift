@@ -6,27 +6,38 @@ import FoundationNetworking
 
 /// Turns a successful raw response into the endpoint's `Response`.
 enum ResponseDecoding {
+    /// `response`'s body as `Response`: `EmptyResponse` whatever the body, `Data` as it is, `String` as text in
+    /// the response's charset, anything else decoded as JSON, inside `envelope` when it has a key.
     static func decode<Response: Decodable>(
         _ type: Response.Type,
-        from response: HTTPResponse,
+        from response: TransportResponse,
         envelope: ResponseEnvelope,
         decoder: JSONDecoder,
-        request: URLRequest
+        request: RequestSummary
     ) throws(EndpointError) -> Response {
         if let empty = EmptyResponse() as? Response { return empty }
+        let body = response.bufferedBody
+        if let data = body as? Response { return data }
         func failure(_ message: String, codingPath: String?, underlying: (any Error)?) -> EndpointError {
             EndpointError(
                 .decodingFailed,
                 message,
-                request: RequestSummary(request),
+                request: request,
                 statusCode: response.statusCode,
                 responseHeaders: response.headers,
-                body: response.body,
+                body: body,
                 codingPath: codingPath,
                 underlyingError: underlying
             )
         }
-        guard !response.body.isEmpty else {
+        if Response.self == String.self {
+            let encoding = textEncoding(of: response.headers[.contentType])
+            guard let text = String(data: body, encoding: encoding) as? Response else {
+                throw failure("the body is not valid text in its charset (\(encoding))", codingPath: nil, underlying: nil)
+            }
+            return text
+        }
+        guard !body.isEmpty else {
             throw failure(
                 "the body is empty but \(Response.self) was expected; use EmptyResponse for endpoints without one",
                 codingPath: nil,
@@ -35,9 +46,9 @@ enum ResponseDecoding {
         }
         do {
             if let key = envelope.key {
-                return try decoder.decode(NetworkResponse<Response>.self, from: response.body, key: key).result
+                return try decoder.decode(NetworkResponse<Response>.self, from: body, key: key).result
             }
-            return try decoder.decode(Response.self, from: response.body)
+            return try decoder.decode(Response.self, from: body)
         } catch let error as DecodingError {
             throw failure(
                 "the body does not match \(Response.self): \(error.summary)",
@@ -47,6 +58,30 @@ enum ResponseDecoding {
         } catch {
             throw failure("the body could not be decoded: \(error)", codingPath: nil, underlying: error)
         }
+    }
+}
+
+extension ResponseDecoding {
+    /// The text encoding a `Content-Type` names with `charset=`, UTF-8 when it names none or one unknown here.
+    static func textEncoding(of contentType: String?) -> String.Encoding {
+        guard let contentType else { return .utf8 }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+            guard pair.count == 2, pair[0].lowercased() == "charset" else { continue }
+            switch pair[1].lowercased() {
+            case "utf-8", "utf8": return .utf8
+            case "iso-8859-1", "latin1", "iso8859-1": return .isoLatin1
+            case "us-ascii", "ascii": return .ascii
+            case "utf-16": return .utf16
+            case "utf-16le": return .utf16LittleEndian
+            case "utf-16be": return .utf16BigEndian
+            case "windows-1252", "cp1252": return .windowsCP1252
+            default: return .utf8
+            }
+        }
+        return .utf8
     }
 }
 

@@ -10,8 +10,8 @@ extension Endpoint {
     /// Headers are layered: `defaults`, then the environment's, then the body's `Content-Type`, then the
     /// endpoint's, then whatever the kind sets. Every header name and value is checked before the request
     /// exists. A body streamed from a file is attached as `httpBodyStream`; ``EndpointClient`` itself sends
-    /// such bodies with a `Content-Length` through ``TransportRequest/bodyFileURL`` instead. A multipart body
-    /// with file parts is assembled in a temporary file that the returned request reads; it is yours to delete.
+    /// such bodies with a `Content-Length` instead. A multipart body with file parts is assembled in a
+    /// temporary file that the returned request reads; it is yours to delete.
     ///
     /// - Throws: ``EndpointError`` of kind ``EndpointError/Kind/invalidRequest`` for a bad base URL, path,
     ///   method or header, or when the kind refuses; ``EndpointError/Kind/encodingFailed`` when the body
@@ -22,12 +22,18 @@ extension Endpoint {
         defaults: RequestDefaults = RequestDefaults()
     ) throws(EndpointError) -> URLRequest {
         let prepared = try makeTransportRequest(in: environment, with: requestData, defaults: defaults)
-        var request = prepared.urlRequest
-        if let file = prepared.bodyFileURL { request.httpBodyStream = InputStream(url: file) }
+        var request = URLSessionTransport.makeURLRequest(prepared)
+        request.timeoutInterval = timeout ?? defaults.timeout
+        switch prepared.body?.storage {
+        case .data(let data)?: request.httpBody = data
+        case .file(let file)?: request.httpBodyStream = InputStream(url: file)
+        case .inputStream(let make)?: request.httpBodyStream = try? make()
+        case .chunks?, nil: break
+        }
         return request
     }
 
-    /// Builds the request and, for a file body, the file to stream.
+    /// Builds the typed request the client sends: the kind prepares a `URLRequest`, which is converted once.
     func makeTransportRequest(
         in environment: ServerEnvironment,
         with requestData: Kind.RequestData,
@@ -36,7 +42,7 @@ extension Endpoint {
         let url = try makeURL(in: environment)
         // Redacting the URL costs a parse, so it is done only when an error needs it.
         func summary() -> RequestSummary {
-            RequestSummary(method: method, redactedURL: Redaction.redactedString(for: url))
+            RequestSummary(method: method, redactedURL: Redactor(defaults).redactedString(for: url))
         }
         func invalid(_ message: String, _ underlying: (any Error)? = nil) -> EndpointError {
             EndpointError(.invalidRequest, message, request: summary(), underlyingError: underlying)
@@ -45,22 +51,20 @@ extension Endpoint {
             throw invalid("method \(method.rawValue.debugDescription) is not an HTTP token")
         }
 
-        var request = URLRequest(url: url, timeoutInterval: timeout ?? defaults.timeout)
-        request.httpMethod = method.rawValue
-        request.cachePolicy = cachePolicy ?? defaults.cachePolicy
         var headers = self.headers.merging(defaults: environment.headers).merging(defaults: defaults.headers)
-        var prepared = TransportRequest(urlRequest: request)
-        if let body {
+        var body: TransportRequest.Body?
+        var temporaryFile: URL?
+        if let requestBody = self.body {
             guard method != .get, method != .head else {
                 throw invalid("a \(method) request cannot have a body")
             }
             let content: RequestBodyContent
             do {
-                content = try body.makeContent(context: RequestBodyContext(jsonEncoder: defaults.encoder))
+                content = try requestBody.makeContent(context: RequestBodyContext(jsonEncoder: defaults.encoder))
             } catch {
                 throw EndpointError(
                     .encodingFailed,
-                    "the \(type(of: body)) body could not be encoded: \(error)",
+                    "the \(type(of: requestBody)) body could not be encoded: \(error)",
                     request: summary(),
                     underlyingError: error
                 )
@@ -68,41 +72,40 @@ extension Endpoint {
             if let contentType = content.contentType, !headers.contains(.contentType) {
                 headers[.contentType] = contentType
             }
-            switch content.source {
-            case .data(let data):
-                request.httpBody = data
-            case .file(let file):
-                prepared.bodyFileURL = file
-            case .temporaryFile(let file):
-                prepared.bodyFileURL = file
-                prepared.removesBodyFileAfterSending = true
-            case .stream(let makeStream):
-                do {
-                    request.httpBodyStream = try makeStream()
-                } catch {
-                    throw EndpointError(
-                        .encodingFailed,
-                        "the body stream could not be opened: \(error)",
-                        request: summary(),
-                        underlyingError: error
-                    )
+            do {
+                switch content.source {
+                case .data(let data):
+                    body = .data(data)
+                case .file(let file):
+                    body = try .file(file)
+                case .temporaryFile(let file):
+                    temporaryFile = file
+                    body = try .file(file)
+                case .stream(let makeStream):
+                    body = .inputStream(makeStream)
                 }
+            } catch {
+                throw EndpointError(
+                    .encodingFailed,
+                    "the body file could not be read: \(error)",
+                    request: summary(),
+                    underlyingError: error
+                )
             }
         }
         if let problem = headers.validate() { throw invalid(problem) }
-        for field in headers { request.addValue(field.value, forHTTPHeaderField: field.name.rawValue) }
 
-        do {
-            try Kind.prepare(&request, with: requestData)
-        } catch {
-            throw invalid("\(Kind.self) refused the request: \(error)", error)
+        var request = TransportRequest(method: method, url: url, headers: headers, body: body)
+        request.temporaryBodyFile = temporaryFile
+        let timeout = self.timeout ?? defaults.timeout
+        if timeout.isFinite, timeout > 0, timeout < EndpointClient.longestDeadline {
+            request.timeout = .milliseconds(Int((timeout * 1000).rounded(.up)))
         }
-        // A kind writes through URLRequest directly, so its headers are checked after the fact.
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            if let problem = HTTPHeaders.problem(name: name, value: value) { throw invalid(problem) }
+        if let idle = idleTimeout ?? defaults.idleTimeout, idle.isFinite, idle > 0, idle < EndpointClient.longestDeadline {
+            request.idleTimeout = .milliseconds(Int((idle * 1000).rounded(.up)))
         }
-        prepared.urlRequest = request
-        return prepared
+        try Kind.prepare(into: &request, with: requestData, invalid: invalid)
+        return request
     }
 
     /// The absolute URL: base URL path, then ``path``; the environment's query items, then ``queryItems``.

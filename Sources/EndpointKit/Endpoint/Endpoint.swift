@@ -37,10 +37,21 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable {
     public var body: (any RequestBody)?
     /// How to unwrap the response body, or `nil` to use the client's setting.
     public var envelope: ResponseEnvelope?
-    /// Seconds this request may wait for data, or `nil` for the client's ``RequestDefaults/timeout``.
+    /// Seconds one attempt may take in all, or `nil` for the client's ``RequestDefaults/timeout``.
     public var timeout: TimeInterval?
-    /// The cache policy for this request, or `nil` for the client's; a kind may still change it.
-    public var cachePolicy: URLRequest.CachePolicy?
+    /// Seconds without a byte before the transfer fails, or `nil` for the client's
+    /// ``RequestDefaults/idleTimeout``.
+    public var idleTimeout: TimeInterval?
+    /// The largest body this endpoint's response may have in bytes, or `nil` for the client's
+    /// ``RequestDefaults/maximumResponseSize``.
+    public var maximumResponseSize: Int?
+    private var storedCachePolicy: URLRequest.CachePolicy?
+    /// Has no effect: ``URLSessionTransport`` has no URL cache, and the policy never reached the network.
+    @available(*, deprecated, message: "URLSessionTransport has no URL cache; this setting never had an effect")
+    public var cachePolicy: URLRequest.CachePolicy? {
+        get { storedCachePolicy }
+        set { storedCachePolicy = newValue }
+    }
     /// The decoder for this endpoint's response, or `nil` for the client's.
     public var decoder: JSONDecoder?
     /// Settings middleware reads for this endpoint, e.g. `options.retryPolicy = .never`.

@@ -21,9 +21,11 @@ extension EndpointError {
         /// The transport failed before a complete response arrived: connection refused, host not found,
         /// connection lost, a TLS failure.
         public static let transportFailed = Kind("transportFailed")
-        /// The response body was larger than the transport accepts; the transfer was stopped.
+        /// The response body was larger than the call's limit (``RequestDefaults/maximumResponseSize``); the
+        /// transfer was stopped.
         public static let responseTooLarge = Kind("responseTooLarge")
-        /// The request took longer than its timeout.
+        /// The attempt passed its deadline (``RequestDefaults/timeout``), or no byte arrived within the idle
+        /// timeout (``RequestDefaults/idleTimeout``).
         public static let timedOut = Kind("timedOut")
         /// The calling task was cancelled; the transfer was stopped.
         public static let cancelled = Kind("cancelled")
@@ -32,10 +34,14 @@ extension EndpointError {
         public static let unacceptableStatus = Kind("unacceptableStatus")
         /// The body did not match the response type; ``EndpointError/codingPath`` says where.
         public static let decodingFailed = Kind("decodingFailed")
-        /// A ``ResponseValidator`` found an error the server reported, e.g. an error envelope in a 200 body;
-        /// ``EndpointError/serverError(as:)`` returns it typed.
-        public static let serverError = Kind("serverError")
-        /// Credentials could not be obtained or refreshed, or the server rejected them again after a refresh.
+        /// A ``ResponseValidator`` rejected the response, e.g. for an error envelope in a 200 body, or asked
+        /// for more retries than allowed; ``EndpointError/serverError(as:)`` returns the error it decoded.
+        public static let responseRejected = Kind("responseRejected")
+        /// The former name of ``responseRejected``, which read like an HTTP 5xx.
+        @available(*, deprecated, renamed: "responseRejected")
+        public static let serverError = responseRejected
+        /// Credentials could not be obtained or refreshed, or the server answered 401 again to a request sent
+        /// with a refreshed token (``EndpointError/statusCode`` is then 401).
         public static let authenticationFailed = Kind("authenticationFailed")
         /// A redirect was not followed: to another scheme, from https to http, or with a body that cannot be
         /// sent again.

@@ -38,6 +38,10 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
     /// The error that caused this one (`URLError`, `DecodingError`, `CancellationError`, a transport's own),
     /// or `nil`.
     public var underlyingError: (any Error)?
+    /// Whether the failure came from the connection rather than the request (refused, reset, closed before the
+    /// body was complete), so that sending the same request again may succeed. Whether it is safe to send it
+    /// again depends on the method; ``Retry`` decides that.
+    public var isTransient: Bool
 
     /// How many bytes of a response body ``bodySnippet`` keeps.
     public static let bodySnippetLimit = 512
@@ -51,7 +55,8 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
         responseHeaders: HTTPHeaders? = nil,
         body: Data? = nil,
         codingPath: String? = nil,
-        underlyingError: (any Error)? = nil
+        underlyingError: (any Error)? = nil,
+        isTransient: Bool = false
     ) {
         self.kind = kind
         self.message = message
@@ -61,6 +66,7 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
         self.bodySnippet = body.flatMap(Self.snippet)
         self.codingPath = codingPath
         self.underlyingError = underlyingError
+        self.isTransient = isTransient
     }
 
     /// One log line: kind, request, status, message, coding path and body snippet; secrets redacted.

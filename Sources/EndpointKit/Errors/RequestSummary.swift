@@ -18,6 +18,11 @@ public struct RequestSummary: Sendable, Hashable, CustomStringConvertible {
         redactedURL = request.url.map(Redaction.redactedString(for:)) ?? "<no URL>"
     }
 
+    /// Summarises `request`, redacting by the built-in lists.
+    public init(_ request: TransportRequest) {
+        self = Redactor().summary(of: request)
+    }
+
     /// Summarises a request that has not been built, from its method and redacted URL text.
     public init(method: HTTPMethod, redactedURL: String) {
         self.method = method

@@ -50,6 +50,11 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
         }
     }
 
+    /// The values of every field named `name`, in order.
+    public func values(for name: Name) -> [String] {
+        fields.filter { $0.name == name }.map(\.value)
+    }
+
     /// Appends a field, keeping any others with the same name.
     public mutating func add(_ value: String, for name: Name) {
         fields.append(Field(name: name, value: value))

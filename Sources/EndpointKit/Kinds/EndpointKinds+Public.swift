@@ -5,11 +5,9 @@ import FoundationNetworking
 #endif
 
 extension EndpointKinds {
-    /// Endpoints anyone may call: no request data, and responses are never answered from a local cache.
+    /// Endpoints anyone may call: they need no request data.
     public enum Public: EndpointKind {
-        /// Marks the request to ignore locally cached data.
-        public static func prepare(_ request: inout URLRequest, with _: Void) {
-            request.cachePolicy = .reloadIgnoringLocalCacheData
-        }
+        /// Leaves the request as the endpoint built it.
+        public static func prepare(_ request: inout URLRequest, with _: Void) {}
     }
 }

@@ -20,7 +20,11 @@ import FoundationNetworking
 /// - A failed refresh fails every call rejected with that token with ``EndpointError/Kind/authenticationFailed``,
 ///   including calls whose 401 arrives after the failure; the next new request starts again from `token`.
 /// - A refresh that returns the rejected token fails the same way instead of looping, and a request is
-///   refreshed at most once: a second 401 is returned as the response.
+///   refreshed at most once: a second 401, to the request sent with the refreshed token, fails the call with
+///   ``EndpointError/Kind/authenticationFailed`` and status 401. The replay is an attempt of its own in
+///   ``EndpointError/attempts``.
+/// - A call cancelled while it waits for a token or a refresh stops waiting at once with
+///   ``EndpointError/Kind/cancelled``; the refresh goes on for the other calls.
 public struct BearerAuthentication: Middleware {
     private let store: TokenStore
 
@@ -36,19 +40,27 @@ public struct BearerAuthentication: Middleware {
         store = TokenStore(initial: token, refresh: refresh)
     }
 
-    /// How many times `refresh` has been called.
+    /// How many times `refresh` has been called: a metric, e.g. to alert on a refresh storm.
     public var refreshCount: Int { get async { await store.refreshCount } }
 
     /// Authorizes `request` when its kind requires it, and replays it once after a refresh on 401.
     public func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
-        -> HTTPResponse
+        -> TransportResponse
     {
         guard context.requiresAuthentication else { return try await next(request, context: context) }
         let token = try await store.token()
         let response = try await next(authorized(request, with: token), context: context)
-        guard response.statusCode == 401 else { return response }
+        guard response.statusCode == 401, request.canBeSentAgain else { return response }
         let renewed = try await store.token(replacing: token)
-        return try await next(authorized(request, with: renewed), context: context)
+        let replayed = try await next(authorized(request, with: renewed), context: context)
+        guard replayed.statusCode == 401 else { return replayed }
+        throw EndpointError(
+            .authenticationFailed,
+            "the server rejected the refreshed token too",
+            statusCode: replayed.statusCode,
+            responseHeaders: replayed.headers,
+            body: replayed.bufferedBody
+        )
     }
 
     private func authorized(_ request: TransportRequest, with token: AccessToken) throws -> TransportRequest {
@@ -56,7 +68,7 @@ public struct BearerAuthentication: Middleware {
             throw EndpointError(.authenticationFailed, "the token provider returned an unusable token: \(problem)")
         }
         var request = request
-        request.urlRequest.setValue("Bearer \(token.value)", forHTTPHeaderField: "Authorization")
+        request.headers[.authorization] = "Bearer \(token.value)"
         return request
     }
 }
@@ -66,8 +78,8 @@ actor TokenStore {
     private let initial: @Sendable () async throws -> AccessToken
     private let refresh: @Sendable (AccessToken) async throws -> AccessToken
     private var current: AccessToken?
-    private var loading: Task<AccessToken, any Error>?
-    private var refreshing: (rejected: AccessToken, task: Task<AccessToken, any Error>)?
+    private var loading: SharedResult<AccessToken>?
+    private var refreshing: (rejected: AccessToken, result: SharedResult<AccessToken>)?
     private var failure: (rejected: AccessToken, error: EndpointError)?
     private(set) var refreshCount = 0
 
@@ -82,16 +94,25 @@ actor TokenStore {
     /// The current token, loading the first one once.
     func token() async throws -> AccessToken {
         if let current { return current }
-        let initial = self.initial
-        let task = loading ?? Task { try await initial() }
-        loading = task
+        let shared: SharedResult<AccessToken>
+        if let loading {
+            shared = loading
+        } else {
+            shared = SharedResult()
+            loading = shared
+            let initial = self.initial
+            // Held by `shared` until it resolves; the load goes on when the caller that started it leaves.
+            Task { await shared.resolve(catching: initial) }
+        }
         do {
-            let token = try await task.value
+            let token = try await shared.value()
             if current == nil { current = token }
-            loading = nil
+            if loading === shared { loading = nil }
             return current ?? token
+        } catch is CancellationError {
+            throw EndpointError(.cancelled, "the task was cancelled while waiting for a token")
         } catch {
-            loading = nil
+            if loading === shared { loading = nil }
             throw EndpointError(
                 .authenticationFailed,
                 "the token could not be obtained: \(error)",
@@ -104,17 +125,24 @@ actor TokenStore {
     func token(replacing rejected: AccessToken) async throws -> AccessToken {
         if let current, current != rejected { return current }
         if let failure, failure.rejected == rejected { throw failure.error }
-        let task: Task<AccessToken, any Error>
+        let shared: SharedResult<AccessToken>
         if let refreshing, refreshing.rejected == rejected {
-            task = refreshing.task
+            shared = refreshing.result
         } else {
             refreshCount += 1
             let refresh = self.refresh
-            task = Task { try await refresh(rejected) }
-            refreshing = (rejected, task)
+            shared = SharedResult()
+            // Held by `shared` until it resolves; the refresh goes on when the caller that started it leaves.
+            Task { await shared.resolve(catching: { try await refresh(rejected) }) }
+            refreshing = (rejected, shared)
         }
         do {
-            let renewed = try await task.value
+            let renewed: AccessToken
+            do {
+                renewed = try await shared.value()
+            } catch is CancellationError {
+                throw EndpointError(.cancelled, "the task was cancelled while waiting for a token refresh")
+            }
             guard renewed != rejected else {
                 throw EndpointError(.authenticationFailed, "the refresh returned the token the server had rejected")
             }
@@ -122,6 +150,8 @@ actor TokenStore {
             if current == rejected || current == nil { current = renewed }
             failure = nil
             return renewed
+        } catch let error as EndpointError where error.kind == .cancelled {
+            throw error
         } catch {
             let failed =
                 (error as? EndpointError).flatMap { $0.kind == .authenticationFailed ? $0 : nil }

@@ -8,31 +8,36 @@ import FoundationNetworking
 ///
 ///     EndpointClient(environment: env, middleware: [Retry(RetryPolicy(maxAttempts: 4))])
 ///
-/// Waits run on the injected clock and end at once when the calling task is cancelled. An endpoint can change
-/// the policy with `options.retryPolicy`. When it gives up, the final response or error is returned, and the
-/// client's error says how many attempts were made.
+/// Waits run on the client's clock (``EndpointClient/clock``) unless you give this step its own, and end at once
+/// when the calling task is cancelled. An endpoint can change the policy with `options.retryPolicy`. When it
+/// gives up, the final response or error is returned, and the client's error says how many attempts were made
+/// in all (``EndpointError/attempts``), whoever started them.
+///
+/// A failure is retried when it is a timeout or a transient transport failure (``EndpointError/isTransient``:
+/// the connection was refused, reset, or closed before the body was complete), and only for idempotent
+/// methods unless the policy says otherwise.
 public struct Retry: Middleware {
     /// The policy for endpoints that set none.
     public var policy: RetryPolicy
-    private let clock: any Clock<Duration>
+    private let clock: (any Clock<Duration>)?
 
     /// Creates the step.
     ///
     /// - Parameters:
     ///   - policy: When and how often to retry.
-    ///   - clock: The clock backoff waits run on; tests pass one that does not sleep.
-    public init(_ policy: RetryPolicy = RetryPolicy(), clock: any Clock<Duration> = ContinuousClock()) {
+    ///   - clock: The clock backoff waits run on, or `nil` for the client's.
+    public init(_ policy: RetryPolicy = RetryPolicy(), clock: (any Clock<Duration>)? = nil) {
         self.policy = policy
         self.clock = clock
     }
 
     /// Sends `request`, and again while the policy allows.
     public func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
-        -> HTTPResponse
+        -> TransportResponse
     {
         let policy = context.options.retryPolicy ?? self.policy
-        let method = request.urlRequest.httpMethod ?? "GET"
-        guard policy.maxAttempts > 1, policy.allowsRetry(of: method), request.canBeSentAgain else {
+        let clock = self.clock ?? context.clock
+        guard policy.maxAttempts > 1, policy.allowsRetry(of: request.method), request.canBeSentAgain else {
             return try await next(request, context: context)
         }
         var context = context

@@ -7,9 +7,10 @@ import FoundationNetworking
 /// When and how often ``Retry`` sends a request again.
 ///
 /// The defaults: up to 3 attempts, a 0.5 s first delay doubling each time up to 30 s, each delay shortened by
-/// a random amount up to half of it (jitter, so many clients do not retry in step; delays still never shrink
-/// from one retry to the next), a `Retry-After` of up to 60 s honoured in place of the computed delay, and only
-/// idempotent methods retried, on transport failures or statuses 408, 429, 502, 503 and 504.
+/// a random amount up to half of it (jitter, so many clients do not retry in step; with these defaults a delay
+/// is never shorter than the one before until ``maxDelay`` caps them, and capped delays vary between half of
+/// it and all of it), a `Retry-After` of up to 60 s honoured in place of the computed delay, and only idempotent methods
+/// retried, on timeouts, transient transport failures or statuses 408, 429, 502, 503 and 504.
 ///
 ///     let client = EndpointClient(environment: env, middleware: [Retry(RetryPolicy(maxAttempts: 5))])
 ///     endpoint.options.retryPolicy = .never
@@ -69,23 +70,15 @@ public struct RetryPolicy: Sendable {
     }
 
     /// Whether a request with `method` may be retried at all.
-    func allowsRetry(of method: String) -> Bool {
-        retriesNonIdempotentMethods || HTTPMethod(method).isIdempotent
+    func allowsRetry(of method: HTTPMethod) -> Bool {
+        retriesNonIdempotentMethods || method.isIdempotent
     }
 
-    /// Whether a transport failure is worth retrying: the connection failed or was lost, not a cancellation
-    /// or a request that can never succeed.
+    /// Whether a failure is worth retrying: a timeout or a transient transport failure, never a cancellation
+    /// or a request that can never succeed. Transport-neutral: the transport says what is transient.
     static func isRetryable(_ error: any Error) -> Bool {
-        let underlying = (error as? EndpointError)?.underlyingError ?? error
-        if let endpointError = error as? EndpointError, endpointError.kind == .timedOut { return true }
-        guard let urlError = underlying as? URLError else { return false }
-        switch urlError.code {
-        case .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
-            .notConnectedToInternet, .badServerResponse, .resourceUnavailable:
-            return true
-        default:
-            return false
-        }
+        guard let error = error as? EndpointError else { return false }
+        return error.kind == .timedOut || (error.kind == .transportFailed && error.isTransient)
     }
 
     /// The wait a `Retry-After` value asks for: delay-seconds or an HTTP-date; `nil` when absent or unreadable.

@@ -30,21 +30,21 @@ public struct Throttle: Middleware {
         hosts = Locked([:])
     }
 
-    /// The most requests that were ever in flight at once through this step.
+    /// The most requests that were ever in flight at once through this step: a metric, e.g. to size the limit.
     public var peakConcurrency: Int { overall.peakInUse }
 
-    /// The requests in flight through this step now.
+    /// The requests in flight through this step now: a metric for dashboards.
     public var inFlight: Int { overall.inUse }
 
-    /// The callers waiting for a slot now.
+    /// The callers waiting for a slot now: a metric for dashboards.
     public var waiting: Int { overall.waiting }
 
     /// Waits for a slot, then sends `request`.
     public func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
-        -> HTTPResponse
+        -> TransportResponse
     {
         guard context.options.isThrottled else { return try await next(request, context: context) }
-        let host = semaphore(for: request.urlRequest.url?.host)
+        let host = semaphore(for: request.url.host)
         if let host { try await host.acquire() }
         defer { host?.release() }
         try await overall.acquire()

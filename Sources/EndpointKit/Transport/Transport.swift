@@ -1,43 +1,33 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// Sends a prepared request and returns the raw response: the seam between EndpointKit and the network.
+/// Sends one request and returns its response head with a streaming body: the seam between EndpointKit and an
+/// HTTP stack.
 ///
-/// ``URLSessionTransport`` is the default. Tests use `StubTransport` from `EndpointKitTesting`; write your own
-/// to send through another HTTP stack. A transport returns every status as a response (a 404 is not an
-/// error here) and throws only when no response arrived. Cancelling the calling task must stop the transfer.
+/// ``URLSessionTransport`` is the default; `StubTransport` in `EndpointKitTesting` answers tests without a
+/// network; write your own to send through another HTTP stack, and check it with
+/// `TransportConformance.check(_:serverURL:)` from `EndpointKitTesting`.
+///
+/// ## The contract
+/// A transport knows nothing of endpoints, kinds, middleware or decoding. It must:
+/// - **Return every status as a response.** A 404 or a 500 is a ``TransportResponse``, not an error; throw
+///   only when no response head arrived.
+/// - **Never follow redirects.** A 3xx is returned as it is: ``EndpointClient`` follows it by its
+///   ``RedirectPolicy``, which strips credentials on a change of origin.
+/// - **Send the request as given.** The method, URL, headers and body of the ``TransportRequest``, checked
+///   by the client just before; add only what the connection needs (`Host`, `Content-Length`,
+///   `Transfer-Encoding`).
+/// - **Return the head as soon as it arrives and stream the body** through ``ResponseBody`` as bytes
+///   arrive, with ``ResponseBody/length`` set when the length is known in advance.
+/// - **Stop the transfer** when the calling task is cancelled while waiting for the head, and when the body's
+///   reader leaves or drops the body.
+/// - **Report failures as ``EndpointError``**: ``EndpointError/Kind/transportFailed`` (with
+///   ``EndpointError/isTransient`` when sending again may succeed: the connection was refused, reset, or
+///   closed before the body was complete), ``EndpointError/Kind/timedOut``, ``EndpointError/Kind/cancelled``
+///   or ``EndpointError/Kind/responseTooLarge``. Anything else it throws is reported as a non-transient
+///   `transportFailed`.
+/// - **Say what it does with non-idempotent requests** on a connection that fails: whether it may send a
+///   request a second time by itself. ``URLSessionTransport`` documents its answer.
 public protocol Transport: Sendable {
-    /// Sends `request` and returns the response, whatever its status.
-    func send(_ request: TransportRequest) async throws -> HTTPResponse
-}
-
-/// A request ready to send: the `URLRequest`, and the file to stream as its body when there is one.
-public struct TransportRequest: Sendable {
-    /// The request; `httpBody` holds an in-memory body.
-    public var urlRequest: URLRequest
-    /// A file whose contents are the body, streamed from disk, or `nil`.
-    public var bodyFileURL: URL?
-    /// Whether ``bodyFileURL`` was made for this request only and is deleted once the call is over.
-    var removesBodyFileAfterSending = false
-
-    /// Creates a request to send.
-    public init(urlRequest: URLRequest, bodyFileURL: URL? = nil) {
-        self.urlRequest = urlRequest
-        self.bodyFileURL = bodyFileURL
-    }
-}
-
-extension TransportRequest {
-    /// Whether the body can be sent a second time (by a retry or a 307/308 redirect): an input stream is
-    /// consumed by the first attempt.
-    var canBeSentAgain: Bool { urlRequest.httpBodyStream == nil }
-
-    /// Deletes a body file made for this request only.
-    func removeTemporaryBodyFile() {
-        guard removesBodyFileAfterSending, let file = bodyFileURL else { return }
-        try? FileManager.default.removeItem(at: file)
-    }
+    /// Sends `request` and returns the response head and its body, whatever the status.
+    func send(_ request: TransportRequest) async throws -> TransportResponse
 }

@@ -4,7 +4,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The default ``Transport``: sends requests with a `URLSession` it owns.
+/// The default ``Transport``: sends requests with a `URLSession` it owns and streams each response body as it
+/// arrives.
 ///
 /// The session is configured for server and app code alike: an ephemeral configuration, no cookie storage
 /// and no URL cache (on Linux the shared session persists cookies to a file the next process reads, and on
@@ -15,44 +16,54 @@ import FoundationNetworking
 ///
 ///     let client = EndpointClient(environment: environment, transport: URLSessionTransport())
 ///
-/// Timeouts are rounded up to whole seconds (at least 1), because Linux URLSession truncates fractions and
-/// fails every request at once when given less than a second.
+/// What it guarantees beyond the ``Transport`` contract:
+/// - **A bounded queue in front of the session.** At most `httpMaximumConnectionsPerHost` requests per host
+///   are handed to URLSession at once; the others wait in EndpointKit's own line, so a call cancelled while
+///   waiting never reaches the network.
+/// - **Cancellation releases the caller first**; the `URLSessionTask` is torn down afterwards on the session's
+///   delegate queue.
+/// - **Idle timeouts** are rounded up to whole seconds (at least 1), because Linux URLSession truncates
+///   fractions and fails every request at once when given less than a second. The total deadline of an
+///   attempt is ``EndpointClient``'s, and exact.
+/// - **Request bodies**: in memory and file bodies are sent with a `Content-Length`; an `InputStream` body
+///   chunked; a body of async chunks is first written to a temporary file (URLSession cannot read an async
+///   sequence), so memory stays bounded, and the file is deleted when the transfer ends.
+/// - **Non-idempotent requests**: URLSession may itself send a request a second time when a reused
+///   keep-alive connection closes before any response (Linux and Apple platforms both do this); EndpointKit
+///   never retries a `POST` or `PATCH` unless you allow it, but it cannot stop URLSession's own resend. Use an
+///   `Idempotency-Key` header where the server supports one.
+/// - **Compressed responses** are inflated by URLSession before EndpointKit counts them: the response size
+///   limit applies to the inflated bytes, and URLSession may inflate a chunk beyond it before the transfer
+///   stops.
 public final class URLSessionTransport: Transport {
     /// The session requests are sent through.
     public let session: URLSession
-    /// The largest response body accepted, in bytes, or `nil` for no limit (only for sessions you pass).
-    public let maximumResponseSize: Int?
-    /// The delegate that collects bodies, when the transport owns its session.
+    /// The delegate that streams bodies, when the transport owns its session.
     private let delegate: SessionDelegate?
-
-    /// The default ``maximumResponseSize``: 64 MiB.
-    public static let defaultMaximumResponseSize = 64 << 20
+    /// The line of requests waiting for a connection slot, per host, when the transport owns its session.
+    private let queue: HostQueue?
 
     /// Creates a transport with its own session built from `configuration`.
     ///
-    /// - Parameters:
-    ///   - configuration: The session's configuration; ``defaultConfiguration()`` unless given.
-    ///   - maximumResponseSize: The largest body accepted, in bytes (after decompression). A larger one is
-    ///     cancelled as soon as the limit is passed and fails with ``EndpointError/Kind/responseTooLarge``,
-    ///     so a hostile or broken server cannot exhaust memory. `nil` for no limit.
-    public init(
-        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
-        maximumResponseSize: Int? = URLSessionTransport.defaultMaximumResponseSize
-    ) {
+    /// - Parameter configuration: The session's configuration; ``defaultConfiguration()`` unless given. Its
+    ///   `httpMaximumConnectionsPerHost` also sets how many requests per host EndpointKit hands to the session
+    ///   at once.
+    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
         let delegate = SessionDelegate()
         self.delegate = delegate
-        self.maximumResponseSize = maximumResponseSize
+        queue = HostQueue(limit: max(1, configuration.httpMaximumConnectionsPerHost))
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     /// Creates a transport that sends through `session`, which you keep configuring and own.
     ///
-    /// A session you pass follows redirects by its own delegate's rules before ``EndpointClient`` sees them;
-    /// give it a delegate that declines redirects to keep EndpointKit's ``RedirectPolicy`` in charge.
+    /// Bodies are then read whole by `URLSession.data(for:)` before they are returned, and a session you pass
+    /// follows redirects by its own delegate's rules before ``EndpointClient`` sees them; give it a delegate
+    /// that declines redirects to keep EndpointKit's ``RedirectPolicy`` in charge.
     public init(session: URLSession) {
         self.session = session
         self.delegate = nil
-        self.maximumResponseSize = nil
+        self.queue = nil
     }
 
     deinit {
@@ -60,6 +71,9 @@ public final class URLSessionTransport: Transport {
     }
 
     /// An ephemeral configuration without cookies or a URL cache.
+    ///
+    /// Turning cookies off also spares Linux URLSession from parsing `Set-Cookie` on every response, a
+    /// measurable share of its time per request.
     public static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
@@ -70,25 +84,121 @@ public final class URLSessionTransport: Transport {
         return configuration
     }
 
-    /// Sends `request`; cancelling the calling task cancels the `URLSessionTask`.
-    public func send(_ request: TransportRequest) async throws -> HTTPResponse {
-        var urlRequest = request.urlRequest
-        urlRequest.timeoutInterval = Self.wholeSeconds(urlRequest.timeoutInterval)
-        let (data, response): (Data, URLResponse)
-        if let delegate {
-            let task =
-                request.bodyFileURL.map { session.uploadTask(with: urlRequest, fromFile: $0) }
-                ?? session.dataTask(with: urlRequest)
-            (data, response) = try await delegate.run(task, limit: maximumResponseSize)
-        } else if let file = request.bodyFileURL {
-            (data, response) = try await session.upload(for: urlRequest, fromFile: file)
-        } else {
-            (data, response) = try await session.data(for: urlRequest)
+    /// Sends `request` and returns as soon as the response head arrives; the body streams from the network.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        var urlRequest = Self.makeURLRequest(request)
+        guard let delegate, let queue else {
+            return try await sendThroughForeignSession(request, urlRequest)
+        }
+        let host = Origin(request.url).key
+        do {
+            try await queue.acquire(host)
+        } catch {
+            throw EndpointError(.cancelled, "the task was cancelled while waiting for a connection slot")
+        }
+        let spooledBody: URL?
+        let task: URLSessionTask
+        do {
+            switch request.body?.storage {
+            case nil:
+                spooledBody = nil
+                task = session.dataTask(with: urlRequest)
+            case .data(let data)?:
+                spooledBody = nil
+                urlRequest.httpBody = data
+                task = session.dataTask(with: urlRequest)
+            case .file(let file)?:
+                spooledBody = nil
+                task = session.uploadTask(with: urlRequest, fromFile: file)
+            case .inputStream(let makeStream)?:
+                spooledBody = nil
+                urlRequest.httpBodyStream = try makeStream()
+                task = session.dataTask(with: urlRequest)
+            case .chunks?:
+                let file = try await Self.spool(request.body)
+                spooledBody = file
+                task = session.uploadTask(with: urlRequest, fromFile: file)
+            }
+        } catch {
+            queue.release(host)
+            if let error = error as? EndpointError { throw error }
+            throw EndpointError(
+                .encodingFailed,
+                "the request body could not be read: \(error)",
+                underlyingError: error
+            )
+        }
+        let finished: @Sendable () -> Void = {
+            queue.release(host)
+            if let spooledBody { try? FileManager.default.removeItem(at: spooledBody) }
+        }
+        return try await delegate.run(task, in: session, finished: finished)
+    }
+
+    /// A `URLRequest` for `request`, without its body.
+    static func makeURLRequest(_ request: TransportRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        let idle = request.idleTimeout ?? request.timeout
+        urlRequest.timeoutInterval = wholeSeconds(idle.map(Self.seconds) ?? 60)
+        var seen = Set<HTTPHeaders.Name>()
+        for field in request.headers where seen.insert(field.name).inserted {
+            // Repeated names are joined with ", ", as RFC 9110 allows for every field but Set-Cookie.
+            urlRequest.setValue(request.headers.values(for: field.name).joined(separator: ", "), forHTTPHeaderField: field.name.rawValue)
+        }
+        return urlRequest
+    }
+
+    private func sendThroughForeignSession(_ request: TransportRequest, _ urlRequest: URLRequest) async throws
+        -> TransportResponse
+    {
+        var urlRequest = urlRequest
+        let data: Data
+        let response: URLResponse
+        do {
+            switch request.body?.storage {
+            case .file(let file)?:
+                (data, response) = try await session.upload(for: urlRequest, fromFile: file)
+            case .data(let body)?:
+                urlRequest.httpBody = body
+                (data, response) = try await session.data(for: urlRequest)
+            case .inputStream(let makeStream)?:
+                urlRequest.httpBodyStream = try makeStream()
+                (data, response) = try await session.data(for: urlRequest)
+            case .chunks?:
+                let file = try await Self.spool(request.body)
+                defer { try? FileManager.default.removeItem(at: file) }
+                (data, response) = try await session.upload(for: urlRequest, fromFile: file)
+            case nil:
+                (data, response) = try await session.data(for: urlRequest)
+            }
+        } catch {
+            throw Self.endpointError(from: error, afterHead: false)
         }
         guard let http = response as? HTTPURLResponse else {
-            throw URLError(.badServerResponse)
+            throw EndpointError(.transportFailed, "the response is not an HTTP response")
         }
-        return HTTPResponse(statusCode: http.statusCode, headers: Self.headers(of: http), body: data, url: http.url)
+        return TransportResponse(statusCode: http.statusCode, headers: Self.headers(of: http), url: http.url, data: data)
+    }
+
+    /// Writes a body of async chunks to a temporary file, since URLSession uploads only files, data and streams.
+    private static func spool(_ body: TransportRequest.Body?) async throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("endpointkit-body-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }
+            if let body {
+                for try await chunk in try body.makeChunks() { try handle.write(contentsOf: chunk) }
+            }
+            return file
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
     }
 
     static func wholeSeconds(_ interval: TimeInterval) -> TimeInterval {
@@ -98,11 +208,24 @@ public final class URLSessionTransport: Transport {
         return max(1, interval.rounded(.up))
     }
 
-    private static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
         var headers = HTTPHeaders()
         for (name, value) in response.allHeaderFields {
-            headers.add(String(describing: value), for: HTTPHeaders.Name(String(describing: name)))
+            guard let name = name as? String, let value = value as? String else { continue }
+            headers.add(value, for: HTTPHeaders.Name(name))
         }
         return headers
+    }
+
+    /// The announced body length, unless a content encoding makes the decoded length unknown.
+    static func announcedLength(of response: HTTPURLResponse) -> Int? {
+        guard response.expectedContentLength >= 0,
+            response.value(forHTTPHeaderField: "Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true
+        else { return nil }
+        return Int(response.expectedContentLength)
     }
 }

@@ -6,6 +6,8 @@ import FoundationNetworking
 
 /// Judges a response after the chain returns it: accept it, fail the call, or send the request again.
 ///
+/// Validators see the final response with its body already read (``ResponseBody/bufferedData``).
+///
 /// A client runs its validators in order; the first that does not accept decides. Every response that all
 /// accept must still have a 2xx status, or the call fails with ``EndpointError/Kind/unacceptableStatus``.
 ///
@@ -22,9 +24,9 @@ public struct ResponseValidator: Sendable {
         /// No objection; the next validator decides.
         case accept
         /// The call fails with this error; an ``EndpointError`` is thrown as it is, anything else as
-        /// ``EndpointError/Kind/serverError`` with it as the underlying error.
+        /// ``EndpointError/Kind/responseRejected`` with it as the underlying error.
         case fail(any Error)
-        /// Send the request again, after `action`.
+        /// Send the request again, after `action`: a new attempt, counted with every other, on the client's clock.
         case retry(RetryAction)
     }
 
@@ -38,15 +40,15 @@ public struct ResponseValidator: Sendable {
         case afterRunning(@Sendable () async throws -> Void)
     }
 
-    private let judge: @Sendable (HTTPResponse, TransportRequest) async throws -> Verdict
+    private let judge: @Sendable (TransportResponse, TransportRequest) async throws -> Verdict
 
     /// Creates a validator from a function of the response and the request that produced it.
-    public init(_ judge: @escaping @Sendable (HTTPResponse, TransportRequest) async throws -> Verdict) {
+    public init(_ judge: @escaping @Sendable (TransportResponse, TransportRequest) async throws -> Verdict) {
         self.judge = judge
     }
 
     /// Runs the validator.
-    public func validate(_ response: HTTPResponse, for request: TransportRequest) async throws -> Verdict {
+    public func validate(_ response: TransportResponse, for request: TransportRequest) async throws -> Verdict {
         try await judge(response, request)
     }
 
@@ -60,9 +62,12 @@ public struct ResponseValidator: Sendable {
     ) -> ResponseValidator {
         let keyed = decoder.copy()
         keyed.userInfo[.networkResponseKey] = key
+        let quotedKey = Data("\"\(key)\"".utf8)
         return ResponseValidator { response, _ in
-            guard !response.body.isEmpty,
-                let envelope = try? keyed.decode(NetworkResponse<ServerError>.self, from: response.body)
+            let body = response.bufferedBody
+            // Cheap first: a body that does not even contain the quoted key needs no second parse.
+            guard !body.isEmpty, body.range(of: quotedKey) != nil,
+                let envelope = try? keyed.decode(NetworkResponse<ServerError>.self, from: body)
             else { return .accept }
             return .fail(envelope.result)
         }

@@ -11,27 +11,27 @@ import FoundationNetworking
 /// The rules:
 /// - at most ``maxRedirects`` hops, then ``EndpointError/Kind/tooManyRedirects``;
 /// - only to `http` and `https`, and never from `https` to `http`: ``EndpointError/Kind/redirectRefused``;
-/// - when the scheme, host or port changes, `Authorization`, `Proxy-Authorization`, `Cookie` and every name
-///   in ``sensitiveHeaders`` are removed;
+/// - when the scheme, host or port changes, every secret header is removed: `Authorization`,
+///   `Proxy-Authorization`, `Cookie`, API-key headers and the names in the client's
+///   ``RequestDefaults/sensitiveHeaders`` (the same list that redacts logs, errors and cURL output);
 /// - 303 (and 301/302 after a `POST`) continues as a `GET` without the body and its `Content-*` headers;
-/// - 307 and 308 (and 301/302 after other methods) repeat the method with the original body; a stream body,
-///   which cannot be read twice, is refused.
+/// - 307 and 308 (and 301/302 after other methods) repeat the method with the original body; a body that
+///   cannot be sent again is refused.
+///
+/// The one deadline of an attempt covers all of its hops.
 ///
 ///     EndpointClient(environment: env, redirectPolicy: .never)          // hand 3xx responses back
-///     EndpointClient(environment: env, redirectPolicy: RedirectPolicy(maxRedirects: 3, sensitiveHeaders: ["X-Api-Key"]))
+///     EndpointClient(environment: env, redirectPolicy: RedirectPolicy(maxRedirects: 3))
 public struct RedirectPolicy: Sendable {
     /// Whether redirects are followed at all; when `false`, a 3xx is the response.
     public var followsRedirects: Bool
     /// The most hops followed for one request.
     public var maxRedirects: Int
-    /// Header names removed, besides the built-in credential headers, when a redirect leaves the origin.
-    public var sensitiveHeaders: Set<HTTPHeaders.Name>
 
     /// Creates a policy.
-    public init(followsRedirects: Bool = true, maxRedirects: Int = 10, sensitiveHeaders: Set<HTTPHeaders.Name> = []) {
+    public init(followsRedirects: Bool = true, maxRedirects: Int = 10) {
         self.followsRedirects = followsRedirects
         self.maxRedirects = max(0, maxRedirects)
-        self.sensitiveHeaders = sensitiveHeaders
     }
 
     /// Follows up to 10 redirects by the rules above.
@@ -41,48 +41,49 @@ public struct RedirectPolicy: Sendable {
     public static let never = RedirectPolicy(followsRedirects: false)
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-    static let credentialHeaders: [HTTPHeaders.Name] = [.authorization, .proxyAuthorization, .cookie]
 
     /// The request for the next hop after `response`, or `nil` when `response` is not a redirect to follow.
-    func nextRequest(after response: HTTPResponse, to request: TransportRequest) throws(EndpointError)
-        -> TransportRequest?
+    func nextRequest(after response: TransportResponse, to request: TransportRequest, redactor: Redactor)
+        throws(EndpointError) -> TransportRequest?
     {
         guard followsRedirects, Self.redirectStatuses.contains(response.statusCode),
-            let location = response.headers[.location], let current = request.urlRequest.url
+            let location = response.headers[.location]
         else { return nil }
-        let summary = RequestSummary(request.urlRequest)
+        let current = request.url
         func refused(_ message: String) -> EndpointError {
-            EndpointError(.redirectRefused, message, request: summary, statusCode: response.statusCode)
+            EndpointError(
+                .redirectRefused,
+                message,
+                request: redactor.summary(of: request),
+                statusCode: response.statusCode
+            )
         }
         guard let target = URL(string: location, relativeTo: current)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
         else {
-            throw refused("the redirect to \(location.debugDescription) is not an http or https URL")
+            throw refused("the redirect's Location is not an http or https URL")
         }
         if current.scheme?.lowercased() == "https", scheme == "http" {
-            throw refused("the redirect from https to \(Redaction.redactedString(for: target)) would drop TLS")
+            throw refused("the redirect from https to \(redactor.redactedString(for: target)) would drop TLS")
         }
 
         var next = request
-        next.urlRequest.url = target
-        let method = request.urlRequest.httpMethod ?? "GET"
+        next.url = target
         let becomesGET =
-            (response.statusCode == 303 && method != "HEAD")
-            || ((response.statusCode == 301 || response.statusCode == 302) && method == "POST")
+            (response.statusCode == 303 && request.method != .head)
+            || ((response.statusCode == 301 || response.statusCode == 302) && request.method == .post)
         if becomesGET {
-            next.urlRequest.httpMethod = "GET"
-            next.urlRequest.httpBody = nil
-            next.urlRequest.httpBodyStream = nil
-            next.bodyFileURL = nil
-            for (name, _) in next.urlRequest.allHTTPHeaderFields ?? [:] where name.lowercased().hasPrefix("content-") {
-                next.urlRequest.setValue(nil, forHTTPHeaderField: name)
+            next.method = .get
+            next.body = nil
+            for field in next.headers where field.name.rawValue.lowercased().hasPrefix("content-") {
+                next.headers.remove(field.name)
             }
         } else if !request.canBeSentAgain {
-            throw refused("a \(response.statusCode) redirect needs the body again, but a stream body cannot be re-read")
+            throw refused("a \(response.statusCode) redirect needs the body again, but it cannot be sent twice")
         }
         if Origin(current) != Origin(target) {
-            for name in Self.credentialHeaders + sensitiveHeaders {
-                next.urlRequest.setValue(nil, forHTTPHeaderField: name.rawValue)
+            for field in next.headers where redactor.isSensitive(field.name) {
+                next.headers.remove(field.name)
             }
         }
         return next
@@ -90,7 +91,7 @@ public struct RedirectPolicy: Sendable {
 }
 
 /// Scheme, host and port: what decides whether a redirect leaves the server a credential was meant for.
-struct Origin: Equatable {
+struct Origin: Hashable {
     var scheme: String?
     var host: String?
     var port: Int?
@@ -100,4 +101,7 @@ struct Origin: Equatable {
         host = url.host?.lowercased()
         port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
     }
+
+    /// `scheme://host:port`, a key for per-origin state.
+    var key: String { "\(scheme ?? "")://\(host ?? ""):\(port.map(String.init) ?? "")" }
 }

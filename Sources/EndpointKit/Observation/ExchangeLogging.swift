@@ -1,0 +1,76 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Reports every exchange (every hop of every attempt) to a closure of yours, so you can forward it to any
+/// logger or metrics system.
+///
+///     let logging = ExchangeLogging { record in logger.info("\(record)") }
+///     EndpointClient(environment: env, observers: [logging])
+///
+/// It is an ``ExchangeObserver``: it sees every attempt, numbered as ``EndpointError/attempts`` counts them
+/// (retries, validator retries and replays after a token refresh included), and every redirect hop. Listing
+/// it among a client's `middleware` works as well and registers it as an observer; its position there does
+/// not matter. Records never hold secrets: the URL and headers are redacted by the client's
+/// ``RequestDefaults/sensitiveHeaders`` and ``RequestDefaults/sensitiveQueryNames``. An endpoint can opt out
+/// with `options.isLogged = false`.
+public struct ExchangeLogging: ExchangeObserver, Middleware {
+    /// One request and its outcome.
+    public struct Record: Sendable, CustomStringConvertible {
+        /// The request's method.
+        public var method: HTTPMethod
+        /// The URL with secrets redacted.
+        public var redactedURL: String
+        /// The request headers, with sensitive values replaced by `<redacted>`.
+        public var requestHeaders: HTTPHeaders
+        /// The status, or `nil` when no response arrived.
+        public var statusCode: Int?
+        /// Bytes of request body sent, when its length is known; 0 for a stream of unknown length.
+        public var bytesSent: Int
+        /// Bytes of response body received.
+        public var bytesReceived: Int
+        /// From handing the request on to receiving the response or error.
+        public var duration: Duration
+        /// Which attempt this was, from 1.
+        public var attempt: Int
+        /// Which hop of the attempt this was: 0 for the first request, 1 after the first redirect.
+        public var hop: Int
+        /// The error, when no complete response arrived.
+        public var error: EndpointError?
+        /// Whether the endpoint wants to be logged (`options.isLogged`).
+        var isLogged = true
+
+        /// One line: `GET https://… → 200, 512 B in 12.3 ms (attempt 1)`.
+        public var description: String {
+            let outcome = statusCode.map { "\($0)" } ?? "failed (\(error?.kind.description ?? "error"))"
+            let components = duration.components
+            let milliseconds = Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+            let shown = (milliseconds * 10).rounded() / 10
+            let hopNote = hop > 0 ? ", hop \(hop + 1)" : ""
+            return "\(method) \(redactedURL) → \(outcome), \(bytesReceived) B in \(shown) ms (attempt \(attempt)\(hopNote))"
+        }
+    }
+
+    private let report: @Sendable (Record) -> Void
+
+    /// Creates the observer.
+    ///
+    /// - Parameter report: Called once per hop, on the task that makes the call.
+    public init(report: @escaping @Sendable (Record) -> Void) {
+        self.report = report
+    }
+
+    /// Reports each completed exchange.
+    public func observe(_ event: ExchangeEvent) {
+        if case .exchangeCompleted(let record) = event, record.isLogged { report(record) }
+    }
+
+    /// Passes `request` on unchanged: listed as a middleware, ExchangeLogging only observes.
+    public func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
+        -> TransportResponse
+    {
+        try await next(request, context: context)
+    }
+}

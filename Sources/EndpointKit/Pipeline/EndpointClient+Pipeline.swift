@@ -1,0 +1,268 @@
+import Foundation
+
+/// How a call wants its response body: read in full inside each attempt (so retries, the deadline and
+/// validators cover it), or handed on as it streams.
+enum BodyHandling: Sendable {
+    case collected(limit: Int)
+    case streamed
+}
+
+extension EndpointClient {
+    /// How many times validators may ask to send one call again.
+    static let maxValidatorRetries = 3
+
+    /// Timeouts from this many seconds up (about 31 years) mean "no deadline".
+    static let longestDeadline: TimeInterval = 1e9
+
+    /// Runs the chain, then the validators and the status check, sending again when a validator asks.
+    ///
+    /// Every error leaves with the request summary and the true number of attempts.
+    func execute(
+        _ request: TransportRequest,
+        context: RequestContext,
+        body: BodyHandling,
+        validating: Bool
+    ) async throws(EndpointError) -> TransportResponse {
+        let call = context.call
+        do throws(EndpointError) {
+            var validatorRetries = 0
+            while true {
+                var attemptContext = context
+                attemptContext.attempt = (call?.attemptCount ?? 0) + 1
+                let response = try await runChain(request, context: attemptContext, body: body)
+                guard validating else { return response }
+                guard let action = try await verdict(on: response, for: request, call: call) else { return response }
+                guard validatorRetries < Self.maxValidatorRetries else {
+                    throw EndpointError(
+                        .responseRejected,
+                        "validators asked to send the request again more than \(Self.maxValidatorRetries) times",
+                        request: summary(of: request, call: call),
+                        statusCode: response.statusCode,
+                        responseHeaders: response.headers,
+                        body: response.bufferedBody
+                    )
+                }
+                validatorRetries += 1
+                try await perform(action, for: request, context: context)
+            }
+        } catch {
+            var error = error
+            if error.request == nil { error.request = summary(of: request, call: call) }
+            if let count = call?.attemptCount, count > 0 { error.attempts = count }
+            throw error
+        }
+    }
+
+    func summary(of request: TransportRequest, call: CallState?) -> RequestSummary {
+        (call?.redactor ?? redactor).summary(of: request)
+    }
+
+    /// `nil` when every validator and the status check accept; the retry action when one asks for a retry.
+    private func verdict(on response: TransportResponse, for request: TransportRequest, call: CallState?)
+        async throws(EndpointError) -> ResponseValidator.RetryAction?
+    {
+        func failure(_ kind: EndpointError.Kind, _ message: String, _ underlying: (any Error)?) -> EndpointError {
+            EndpointError(
+                kind,
+                message,
+                request: summary(of: request, call: call),
+                statusCode: response.statusCode,
+                responseHeaders: response.headers,
+                body: response.bufferedBody,
+                underlyingError: underlying
+            )
+        }
+        for validator in validators {
+            let verdict: ResponseValidator.Verdict
+            do {
+                verdict = try await validator.validate(response, for: request)
+            } catch {
+                throw failure(.responseRejected, "a validator failed: \(error)", error)
+            }
+            switch verdict {
+            case .accept:
+                continue
+            case .fail(let error as EndpointError):
+                throw error
+            case .fail(let error):
+                throw failure(.responseRejected, "the server reported an error: \(error)", error)
+            case .retry(let action):
+                return action
+            }
+        }
+        guard response.isSuccess else {
+            throw failure(.unacceptableStatus, "the server answered \(response.statusCode)", nil)
+        }
+        return nil
+    }
+
+    private func perform(_ action: ResponseValidator.RetryAction, for request: TransportRequest, context: RequestContext)
+        async throws(EndpointError)
+    {
+        do {
+            switch action {
+            case .immediately: break
+            case .after(let delay): try await context.clock.sleep(for: delay)
+            case .afterRunning(let operation): try await operation()
+            }
+        } catch {
+            throw EndpointError.wrapping(error)
+        }
+    }
+
+    /// The middleware chain around one attempt.
+    func runChain(_ request: TransportRequest, context: RequestContext, body: BodyHandling) async throws(EndpointError)
+        -> TransportResponse
+    {
+        let innermost = MiddlewareNext { request, context in
+            try await attempt(request, context: context, body: body)
+        }
+        let chain = middleware.reversed().reduce(innermost) { next, step in
+            MiddlewareNext { request, context in try await step.intercept(request, context: context, next: next) }
+        }
+        do {
+            return try await chain(request, context: context)
+        } catch {
+            throw EndpointError.wrapping(error)
+        }
+    }
+
+    /// One attempt: numbered, observed, and timed by one deadline that covers every hop and the body.
+    private func attempt(_ request: TransportRequest, context: RequestContext, body: BodyHandling) async throws
+        -> TransportResponse
+    {
+        let call = context.call
+        let number = call?.beginAttempt() ?? context.attempt
+        let redactor = call?.redactor ?? self.redactor
+        call?.emit(.attemptStarted(attempt: number, request: redactor.summary(of: request)))
+        if Task.isCancelled {
+            throw EndpointError(.cancelled, "the task was cancelled before the request was sent")
+        }
+        guard context.timeout > 0, !context.timeout.isNaN else {
+            throw EndpointError(.invalidRequest, "the timeout must be positive, not \(context.timeout)")
+        }
+        guard context.timeout.isFinite, context.timeout < Self.longestDeadline else {
+            return try await followingRedirects(request, context: context, attempt: number, body: body)
+        }
+        let timeout = Duration.milliseconds(Int((context.timeout * 1000).rounded(.up)))
+        let clock = context.clock
+        return try await withThrowingTaskGroup(of: TransportResponse?.self) { group in
+            group.addTask {
+                try await followingRedirects(request, context: context, attempt: number, body: body)
+            }
+            group.addTask {
+                try await clock.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let response = first else {
+                throw EndpointError(.timedOut, "no complete response within the deadline of \(context.timeout) s")
+            }
+            return response
+        }
+    }
+
+    private func followingRedirects(
+        _ request: TransportRequest,
+        context: RequestContext,
+        attempt: Int,
+        body: BodyHandling
+    ) async throws -> TransportResponse {
+        let call = context.call
+        let redactor = call?.redactor ?? self.redactor
+        // Once per call, before the first hop: a redirect to another origin rightly drops the credentials.
+        if context.requiresAuthentication, !request.headers.contains(.authorization) {
+            throw EndpointError(
+                .invalidRequest,
+                "the endpoint's kind needs credentials, but no middleware (such as BearerAuthentication) added them"
+            )
+        }
+        var current = request
+        var hop = 0
+        while true {
+            let response = try await send(current, context: context, attempt: attempt, hop: hop, body: body)
+            guard let next = try redirectPolicy.nextRequest(after: response, to: current, redactor: redactor) else {
+                return response
+            }
+            guard hop < redirectPolicy.maxRedirects else {
+                throw EndpointError(
+                    .tooManyRedirects,
+                    "more than \(redirectPolicy.maxRedirects) redirects",
+                    statusCode: response.statusCode
+                )
+            }
+            call?.emit(
+                .redirected(
+                    attempt: attempt,
+                    from: redactor.summary(of: current),
+                    to: redactor.summary(of: next),
+                    statusCode: response.statusCode
+                )
+            )
+            hop += 1
+            current = next
+        }
+    }
+
+    /// One hop: the last check of the request, the transport, and the body read up to the call's limit.
+    private func send(
+        _ request: TransportRequest,
+        context: RequestContext,
+        attempt: Int,
+        hop: Int,
+        body: BodyHandling
+    ) async throws -> TransportResponse {
+        if let problem = request.problem {
+            throw EndpointError(.invalidRequest, problem)
+        }
+        let call = context.call
+        let start = call?.isObserved == true ? Stopwatch(context.clock) : nil
+        var received = 0
+        var statusCode: Int?
+        func complete(_ error: EndpointError?) {
+            guard let call, let start else { return }
+            let redactor = call.redactor
+            var record = ExchangeLogging.Record(
+                method: request.method,
+                redactedURL: redactor.redactedString(for: request.url),
+                requestHeaders: redactor.redacted(request.headers),
+                statusCode: statusCode,
+                bytesSent: request.body?.length ?? 0,
+                bytesReceived: received,
+                duration: start.elapsed,
+                attempt: attempt,
+                hop: hop,
+                error: error
+            )
+            record.isLogged = context.options.isLogged
+            call.emit(.exchangeCompleted(record))
+        }
+        do {
+            var response = try await transport.send(request)
+            statusCode = response.statusCode
+            call?.emit(
+                .responseReceived(
+                    attempt: attempt,
+                    request: call?.redactor.summary(of: request) ?? redactor.summary(of: request),
+                    statusCode: response.statusCode
+                )
+            )
+            if case .collected(let limit) = body {
+                let expected = response.body.length
+                let progress: ((Int) -> Void)? = call.flatMap { call in
+                    guard call.isObserved else { return nil }
+                    return { count in call.emit(.bytesReceived(attempt: attempt, received: count, expected: expected)) }
+                }
+                let data = try await response.body.collect(upTo: limit, progress: progress)
+                received = data.count
+                response.body = ResponseBody(data)
+            }
+            complete(nil)
+            return response
+        } catch {
+            let wrapped = EndpointError.wrapping(error)
+            complete(wrapped)
+            throw wrapped
+        }
+    }
+}

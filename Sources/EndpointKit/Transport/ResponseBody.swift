@@ -1,0 +1,149 @@
+import Foundation
+
+/// A response body: an `AsyncSequence` of byte chunks, either already in memory or streamed from the network
+/// as it arrives.
+///
+///     let data = try await response.body.collect(upTo: 1 << 20)      // the whole body, at most 1 MiB
+///     for try await chunk in response.body { file.write(chunk) }   // or chunk by chunk
+///
+/// A streamed body can be iterated once; a second iteration throws. Leaving the loop early, or dropping the
+/// body without reading it, stops the transfer. Iterating from a cancelled task throws
+/// ``EndpointError/Kind/cancelled`` instead of ending as if the body were complete.
+public struct ResponseBody: AsyncSequence, Sendable {
+    /// A chunk of bytes.
+    public typealias Element = Data
+
+    private enum Storage: Sendable {
+        case buffered(Data)
+        case streamed(StreamedBody)
+    }
+
+    private let storage: Storage
+    /// The body's length in bytes when known in advance (a `Content-Length` without a content encoding, or a
+    /// body in memory); `nil` otherwise.
+    public let length: Int?
+
+    /// A body whose bytes are all in memory.
+    public init(_ data: Data = Data()) {
+        storage = .buffered(data)
+        length = data.count
+    }
+
+    /// A body streamed from `chunks`, which may be iterated once.
+    ///
+    /// A transport finishes the stream when the body is complete and throws an ``EndpointError`` when it is cut
+    /// short; its `onTermination` handler should stop the transfer, since it runs when the reader leaves.
+    ///
+    /// - Parameters:
+    ///   - length: The announced length, or `nil` when unknown.
+    ///   - chunks: The chunks, in order.
+    public init(length: Int?, chunks: AsyncThrowingStream<Data, any Error>) {
+        storage = .streamed(StreamedBody(chunks))
+        self.length = length
+    }
+
+    /// The bytes, when the body is already in memory; `nil` while it is still streamed.
+    public var bufferedData: Data? {
+        if case .buffered(let data) = storage { return data }
+        return nil
+    }
+
+    /// Reads the whole body, failing as soon as it passes `limit` bytes.
+    ///
+    /// When ``length`` already exceeds the limit, it fails before reading a byte; otherwise it fails as the
+    /// chunk that crosses the limit arrives, and the transfer stops.
+    ///
+    /// - Throws: ``EndpointError/Kind/responseTooLarge`` past the limit; ``EndpointError/Kind/cancelled`` when
+    ///   the calling task is cancelled; whatever the transport reports when the body is cut short.
+    public func collect(upTo limit: Int) async throws -> Data {
+        try await collect(upTo: limit, progress: nil)
+    }
+
+    /// ``collect(upTo:)``, calling `progress` with the byte count so far after each chunk.
+    func collect(upTo limit: Int, progress: ((Int) -> Void)?) async throws -> Data {
+        if let length, length > limit { throw Self.tooLarge(limit: limit, announced: length) }
+        if case .buffered(let data) = storage {
+            progress?(data.count)
+            return data
+        }
+        var data = Data()
+        if let length { data.reserveCapacity(length) }
+        for try await chunk in self {
+            guard chunk.count <= limit - data.count else { throw Self.tooLarge(limit: limit, announced: nil) }
+            data.append(chunk)
+            progress?(data.count)
+        }
+        return data
+    }
+
+    private static func tooLarge(limit: Int, announced: Int?) -> EndpointError {
+        let announcement = announced.map { " (the server announced \($0) bytes)" } ?? ""
+        return EndpointError(.responseTooLarge, "the response body is larger than the limit of \(limit) bytes\(announcement)")
+    }
+
+    /// Starts reading the body.
+    public func makeAsyncIterator() -> Iterator {
+        switch storage {
+        case .buffered(let data): Iterator(buffered: data)
+        case .streamed(let body): Iterator(streamed: body.claim())
+        }
+    }
+
+    /// Reads a body chunk by chunk.
+    public struct Iterator: AsyncIteratorProtocol {
+        private var buffered: Data?
+        private var streamed: AsyncThrowingStream<Data, any Error>.AsyncIterator?
+        private var isSecondReader = false
+
+        init(buffered: Data) {
+            self.buffered = buffered.isEmpty ? nil : buffered
+        }
+
+        init(streamed: AsyncThrowingStream<Data, any Error>?) {
+            self.streamed = streamed?.makeAsyncIterator()
+            isSecondReader = streamed == nil
+        }
+
+        /// The next chunk, or `nil` at the end of the body.
+        public mutating func next() async throws -> Data? {
+            if let chunk = buffered {
+                buffered = nil
+                return chunk
+            }
+            if isSecondReader {
+                isSecondReader = false
+                throw EndpointError(.invalidRequest, "a streamed response body can be read only once")
+            }
+            guard streamed != nil else { return nil }
+            // An AsyncThrowingStream ends quietly when its reader is cancelled: say so, rather than hand back a
+            // body that only looks complete.
+            try Self.checkCancellation()
+            let chunk = try await streamed?.next()
+            if chunk == nil {
+                streamed = nil
+                try Self.checkCancellation()
+            }
+            return chunk
+        }
+
+        private static func checkCancellation() throws {
+            if Task.isCancelled {
+                throw EndpointError(.cancelled, "the task was cancelled while the body was read")
+            }
+        }
+    }
+}
+
+/// The one stream of a streamed body, handed to the first reader only.
+private final class StreamedBody: Sendable {
+    private let stream: Locked<AsyncThrowingStream<Data, any Error>?>
+
+    init(_ stream: AsyncThrowingStream<Data, any Error>) { self.stream = Locked(stream) }
+
+    func claim() -> AsyncThrowingStream<Data, any Error>? {
+        stream.withLock { stream in
+            defer { stream = nil }
+            return stream
+        }
+    }
+}

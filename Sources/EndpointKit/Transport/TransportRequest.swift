@@ -1,0 +1,65 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request as middleware and transports see it: method, URL, headers, body and timeouts, typed.
+///
+/// ``EndpointClient`` builds one from the `URLRequest` an endpoint's kind prepared, once per call; middleware
+/// change it through its typed properties, and a transport turns it into whatever its HTTP stack sends.
+///
+///     var request = request
+///     request.headers["X-Request-ID"] = UUID().uuidString
+///     return try await next(request, context: context)
+///
+/// Whatever middleware write, the client checks the method and every header right before each hop reaches
+/// the transport: a name that is not a token, a value with CR, LF, NUL or another control character, or a
+/// header the transport manages (`Host`, `Content-Length`, …) fails the call with
+/// ``EndpointError/Kind/invalidRequest`` and nothing is sent.
+public struct TransportRequest: Sendable {
+    /// The request method.
+    public var method: HTTPMethod
+    /// The absolute `http` or `https` URL.
+    public var url: URL
+    /// The header fields, in order; repeated names are kept.
+    public var headers: HTTPHeaders
+    /// The body, or `nil` for none.
+    public var body: Body?
+    /// The time one attempt may take, all its redirect hops and its whole body included, or `nil` for no limit.
+    ///
+    /// ``EndpointClient`` enforces it itself; a transport may use it to size timers of its own.
+    public var timeout: Duration?
+    /// The longest the transport may wait without receiving a byte, or `nil` for the transport's default.
+    public var idleTimeout: Duration?
+
+    /// A file made for this call only (an assembled multipart body), deleted when the call is over.
+    var temporaryBodyFile: URL?
+
+    /// Creates a request.
+    public init(
+        method: HTTPMethod = .get,
+        url: URL,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: Body? = nil,
+        timeout: Duration? = nil,
+        idleTimeout: Duration? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.idleTimeout = idleTimeout
+    }
+
+    /// Whether the request can be sent a second time (by a retry, a 307/308 redirect or a replay after a
+    /// token refresh): it has no body, or a body that can be read again.
+    public var canBeSentAgain: Bool { body?.canBeSentAgain ?? true }
+
+    /// Deletes the body file made for this call only.
+    func removeTemporaryBodyFile() {
+        guard let file = temporaryBodyFile else { return }
+        try? FileManager.default.removeItem(at: file)
+    }
+}

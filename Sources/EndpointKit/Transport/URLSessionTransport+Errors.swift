@@ -1,0 +1,52 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSessionTransport {
+    /// What URLSession reported, as an ``EndpointError``: cancellation, a timeout, or a transport failure that
+    /// says whether sending again may succeed.
+    ///
+    /// - Parameter afterHead: Whether the response head had arrived; a connection lost after it means the body
+    ///   was cut short, which is transient whatever code Linux gives it (it often reports an unknown error).
+    static func endpointError(from error: (any Error)?, afterHead: Bool) -> EndpointError {
+        guard let error else {
+            return EndpointError(.transportFailed, "the transfer ended without a response", isTransient: true)
+        }
+        if let endpointError = error as? EndpointError { return endpointError }
+        guard let urlError = error as? URLError else {
+            return EndpointError(.transportFailed, "the transfer failed: \(error)", underlyingError: error)
+        }
+        switch urlError.code {
+        case .cancelled:
+            return EndpointError(.cancelled, "the transfer was cancelled", underlyingError: error)
+        case .timedOut:
+            return EndpointError(.timedOut, "no data arrived within the idle timeout", underlyingError: error)
+        default:
+            let reason = urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(urlError.code)"
+            let part = afterHead ? "the response body was cut short" : "the transfer failed"
+            return EndpointError(
+                .transportFailed,
+                "\(part) (URLError \(urlError.code.rawValue)): \(reason)",
+                underlyingError: error,
+                isTransient: afterHead || transientCodes.contains(urlError.code)
+            )
+        }
+    }
+
+    /// A body that ended before its announced `Content-Length`.
+    static func truncated(received: Int, announced: Int) -> EndpointError {
+        EndpointError(
+            .transportFailed,
+            "the response body was cut short: \(received) of \(announced) bytes arrived",
+            isTransient: true
+        )
+    }
+
+    /// Failures of the connection rather than of the request: sending again may succeed.
+    private static let transientCodes: Set<URLError.Code> = [
+        .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
+        .badServerResponse, .resourceUnavailable,
+    ]
+}
