@@ -20,8 +20,8 @@ enum DemoServer {
         StubTransport { request in try reply(to: request) }
     }
 
-    private static func reply(to request: URLRequest) throws -> StubResponse {
-        guard let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+    private static func reply(to request: TransportRequest) throws -> StubResponse {
+        guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else {
             return .status(400)
         }
         let path = components.percentEncodedPath
@@ -37,7 +37,7 @@ enum DemoServer {
             return try .json(encoder.encode(item))
         }
         if path == "/v1/search" {
-            guard request.value(forHTTPHeaderField: "Authorization") == "Bearer \(token)" else {
+            guard request.headers[.authorization] == "Bearer \(token)" else {
                 return .json(#"{"error": "missing or wrong bearer token"}"#, status: 401)
             }
             let query = components.queryItems?.first(where: { $0.name == "q" })?.value ?? ""

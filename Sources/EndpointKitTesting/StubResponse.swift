@@ -4,7 +4,7 @@ import Foundation
 /// A canned reply for ``StubTransport``: a response, or an error the transport throws.
 public struct StubResponse: Sendable {
     enum Outcome: Sendable {
-        case response(HTTPResponse)
+        case response(TransportResponse)
         case failure(any Error)
     }
 
@@ -24,7 +24,26 @@ public struct StubResponse: Sendable {
         headers: HTTPHeaders = HTTPHeaders(),
         body: Data = Data()
     ) -> StubResponse {
-        StubResponse(outcome: .response(HTTPResponse(statusCode: status, headers: headers, body: body)))
+        StubResponse(outcome: .response(TransportResponse(statusCode: status, headers: headers, data: body)))
+    }
+
+    /// A response whose body streams as `chunks`, in order, each arriving only when the reader asks for it.
+    public static func streamed(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), chunks: [Data]) -> StubResponse
+    {
+        let stream = AsyncThrowingStream<Data, any Error> { continuation in
+            for chunk in chunks { continuation.yield(chunk) }
+            continuation.finish()
+        }
+        return StubResponse(
+            outcome: .response(
+                TransportResponse(statusCode: status, headers: headers, body: ResponseBody(length: nil, chunks: stream))
+            )
+        )
+    }
+
+    /// A response with the given head and body, e.g. one whose body streams from a test's own source.
+    public static func response(_ response: TransportResponse) -> StubResponse {
+        StubResponse(outcome: .response(response))
     }
 
     /// A JSON response: `Content-Type: application/json` and `json` as UTF-8.
@@ -40,6 +59,12 @@ public struct StubResponse: Sendable {
     /// The transport throws `error` instead of answering, e.g. `URLError(.notConnectedToInternet)`.
     public static func failure(_ error: any Error) -> StubResponse {
         StubResponse(outcome: .failure(error))
+    }
+
+    /// The transport fails as a lost connection would: ``EndpointError/Kind/transportFailed``, transient, so
+    /// ``Retry`` may send the request again.
+    public static func connectionLost() -> StubResponse {
+        failure(EndpointError(.transportFailed, "the connection was lost (stubbed)", isTransient: true))
     }
 
     /// This reply, given only after `delay`.

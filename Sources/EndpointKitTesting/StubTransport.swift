@@ -5,6 +5,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
+#if canImport(Testing)
+import Testing
+#endif
+
 /// A ``Transport`` for tests: records every request and answers from a queue or a handler, without a network.
 ///
 ///     let transport = StubTransport(replies: [.json(#"{"items": []}"#)])
@@ -12,15 +16,27 @@ import FoundationNetworking
 ///     _ = try await client.response(for: .search(for: "tea"), using: AccessToken("s3cret"))
 ///     let sent = try #require(await transport.requests.first)
 ///
-/// With a queue, a request beyond the last reply throws ``UnexpectedRequestError`` naming it.
+/// A request beyond the last queued reply fails loudly: inside a Swift Testing test it records an issue that
+/// names the request and how to stub it (so code under test cannot swallow it), and the transport throws
+/// ``UnexpectedRequestError``.
 public actor StubTransport: Transport {
     private var replies: [StubResponse]
-    private let handler: (@Sendable (URLRequest) async throws -> StubResponse)?
-    /// Every request sent so far, in order, with its body file if it had one.
+    private let handler: (@Sendable (TransportRequest) async throws -> StubResponse)?
+    /// Every request sent so far, in order, as the transport received it (typed, with its body).
     public private(set) var transportRequests: [TransportRequest] = []
 
-    /// Every `URLRequest` sent so far, in order.
-    public var requests: [URLRequest] { transportRequests.map(\.urlRequest) }
+    /// Every request sent so far, in order, as a `URLRequest` (an in-memory body as `httpBody`).
+    public var requests: [URLRequest] {
+        transportRequests.map { request in
+            var urlRequest = URLRequest(url: request.url)
+            urlRequest.httpMethod = request.method.rawValue
+            for field in request.headers {
+                urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawValue)
+            }
+            urlRequest.httpBody = request.body?.data
+            return urlRequest
+        }
+    }
 
     /// Creates a transport that answers requests with `replies`, in order.
     public init(replies: [StubResponse]) {
@@ -29,7 +45,7 @@ public actor StubTransport: Transport {
     }
 
     /// Creates a transport that answers each request with whatever `handler` returns for it.
-    public init(handler: @escaping @Sendable (URLRequest) async throws -> StubResponse) {
+    public init(handler: @escaping @Sendable (TransportRequest) async throws -> StubResponse) {
         self.replies = []
         self.handler = handler
     }
@@ -40,21 +56,29 @@ public actor StubTransport: Transport {
     }
 
     /// Records `request` and answers it.
-    public func send(_ request: TransportRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         transportRequests.append(request)
         let reply: StubResponse
         if let handler {
-            reply = try await handler(request.urlRequest)
+            reply = try await handler(request)
         } else if !replies.isEmpty {
             reply = replies.removeFirst()
         } else {
-            throw UnexpectedRequestError(request: request.urlRequest)
+            let error = UnexpectedRequestError(request: RequestSummary(request))
+            #if canImport(Testing)
+            if Test.current != nil {
+                Issue.record(
+                    "\(error.description); queue a reply for it with `enqueue(_:)` or pass one in `replies:`"
+                )
+            }
+            #endif
+            throw error
         }
         if reply.delay > .zero { try await Task.sleep(for: reply.delay) }
         try Task.checkCancellation()
         switch reply.outcome {
         case .response(var response):
-            if response.url == nil { response.url = request.urlRequest.url }
+            if response.url == nil { response.url = request.url }
             return response
         case .failure(let error):
             throw error
@@ -66,9 +90,7 @@ public actor StubTransport: Transport {
         /// The request's method and redacted URL.
         public let request: RequestSummary
 
-        init(request: URLRequest) { self.request = RequestSummary(request) }
-
-        /// `unexpected request: METHOD URL`.
+        /// `StubTransport: unexpected request METHOD URL`.
         public var description: String { "StubTransport: unexpected request \(request)" }
     }
 }

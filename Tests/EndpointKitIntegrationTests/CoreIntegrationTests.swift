@@ -63,7 +63,7 @@ struct CoreIntegrationTests {
 
         let response = try await client.rawResponse(for: endpoint, using: ())
 
-        let line = String(decoding: response.body, as: UTF8.self)
+        let line = String(decoding: response.bytes, as: UTF8.self)
         #expect(line == "GET /v1/items/\(encodedSegment)/detail?q=\(encodedValue)")
     }
 
@@ -176,15 +176,16 @@ struct CoreIntegrationTests {
         #expect(error.underlyingError is URLError)
     }
 
-    @Test("A body larger than the transport's limit is stopped with responseTooLarge; one at the limit arrives whole")
+    @Test("A body larger than the call's limit is stopped with responseTooLarge; one at the limit arrives whole")
     func responseSizeLimit() async throws {
         let environment = ServerEnvironment(baseURL: try TestServers.nginx())
         let endpoint = Endpoint<EndpointKinds.Public, EmptyResponse>(path: "random-64k.bin")
-        let small = EndpointClient(environment: environment, transport: URLSessionTransport(maximumResponseSize: 1_000))
-        let exact = EndpointClient(
-            environment: environment,
-            transport: URLSessionTransport(maximumResponseSize: 65_536)
-        )
+        var smallDefaults = RequestDefaults()
+        smallDefaults.maximumResponseSize = 1_000
+        var exactDefaults = RequestDefaults()
+        exactDefaults.maximumResponseSize = 65_536
+        let small = EndpointClient(environment: environment, defaults: smallDefaults)
+        let exact = EndpointClient(environment: environment, defaults: exactDefaults)
 
         let error = try await #require(throws: EndpointError.self) {
             try await small.rawResponse(for: endpoint, using: ())
@@ -192,7 +193,7 @@ struct CoreIntegrationTests {
         let whole = try await exact.rawResponse(for: endpoint, using: ())
 
         #expect(error.kind == .responseTooLarge)
-        #expect(whole.body.count == 65_536)
+        #expect(whole.bytes.count == 65_536)
     }
 
     @Test("Cookies a server sets are not stored or sent back")

@@ -53,7 +53,7 @@ struct PipelineIntegrationTests {
             try await client.response(for: Endpoint<EndpointKinds.Public, Item>(path: "base64/\(body)"))
         }
 
-        #expect(error.kind == .serverError)
+        #expect(error.kind == .responseRejected)
         #expect(error.statusCode == 200)
         #expect(error.serverError(as: APIError.self) == APIError(code: 42, message: "quota exceeded"))
     }
@@ -105,8 +105,8 @@ struct PipelineIntegrationTests {
         let gaps = zip(records.dropFirst(), records).map { $0.at - $1.at }
         #expect(gaps[0] >= .milliseconds(100))
         #expect(gaps[1] >= .milliseconds(200))
+        // Lower bounds only: each gap also holds a request to an httpbin that other suites load at the same time.
         #expect(gaps[2] >= .milliseconds(400))
-        #expect(gaps[2] > gaps[0])
     }
 
     @Test("Retry-After from the server is honoured")
@@ -337,11 +337,11 @@ actor TokenBox {
 struct BearerFromBox: Middleware {
     let box: TokenBox
     func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
-        -> HTTPResponse
+        -> TransportResponse
     {
         var request = request
         let token = await box.value
-        if token != "none" { request.urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if token != "none" { request.headers[.authorization] = "Bearer \(token)" }
         return try await next(request, context: context)
     }
 }
@@ -355,7 +355,7 @@ actor CountingTransport: Transport {
 
     init(base: any Transport) { self.base = base }
 
-    func send(_ request: TransportRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         current += 1
         total += 1
         peak = max(peak, current)

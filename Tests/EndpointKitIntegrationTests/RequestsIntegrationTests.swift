@@ -50,9 +50,9 @@ struct RequestsIntegrationTests {
 
         #expect(get.method == "GET")
         #expect(head.statusCode == 200)
-        #expect(head.body.isEmpty)
+        #expect(head.bytes.isEmpty)
         #expect(options.headers["Allow"]?.contains("PATCH") == true)
-        #expect(String(decoding: purge.body, as: UTF8.self) == "PURGE /cache/a%20b")
+        #expect(String(decoding: purge.bytes, as: UTF8.self) == "PURGE /cache/a%20b")
     }
 
     @Test("A JSON body arrives byte for byte with its content type")
@@ -107,7 +107,7 @@ struct RequestsIntegrationTests {
             using: ()
         )
 
-        #expect(stored.body == Data(expected.utf8))
+        #expect(stored.bytes == Data(expected.utf8))
     }
 
     @Test("A form from an Encodable arrives with the client's key strategy")
@@ -213,10 +213,10 @@ struct RequestsIntegrationTests {
             "Content-Disposition: form-data; name=\"archive\"; filename=\"\(file.lastPathComponent)\"\r\nContent-Type: application/octet-stream\r\n\r\n"
                 .utf8
         )
-        let start = try #require(stored.body.range(of: header)).upperBound
+        let start = try #require(stored.bytes.range(of: header)).upperBound
         let original = try Data(contentsOf: file)
-        #expect(stored.body.count > size)
-        #expect(stored.body[start..<(start + size)] == original)
+        #expect(stored.bytes.count > size)
+        #expect(stored.bytes[start..<(start + size)] == original)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
             .filter { $0.hasPrefix("endpointkit-multipart-") }
         #expect(leftovers.isEmpty, "the temporary multipart file was not deleted: \(leftovers)")
@@ -254,7 +254,7 @@ struct RequestsIntegrationTests {
         )
 
         #expect(error.kind == .invalidRequest)
-        #expect(String(decoding: next.body, as: UTF8.self) == "GET /second")
+        #expect(String(decoding: next.bytes, as: UTF8.self) == "GET /second")
     }
 
     @Test("Environment headers and query items apply, and an endpoint overrides them")

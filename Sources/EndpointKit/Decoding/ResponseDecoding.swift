@@ -33,7 +33,11 @@ enum ResponseDecoding {
         if Response.self == String.self {
             let encoding = textEncoding(of: response.headers[.contentType])
             guard let text = String(data: body, encoding: encoding) as? Response else {
-                throw failure("the body is not valid text in its charset (\(encoding))", codingPath: nil, underlying: nil)
+                throw failure(
+                    "the body is not valid text in its charset (\(encoding))",
+                    codingPath: nil,
+                    underlying: nil
+                )
             }
             return text
         }

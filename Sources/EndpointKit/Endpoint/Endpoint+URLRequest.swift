@@ -101,7 +101,9 @@ extension Endpoint {
         if timeout.isFinite, timeout > 0, timeout < EndpointClient.longestDeadline {
             request.timeout = .milliseconds(Int((timeout * 1000).rounded(.up)))
         }
-        if let idle = idleTimeout ?? defaults.idleTimeout, idle.isFinite, idle > 0, idle < EndpointClient.longestDeadline {
+        if let idle = idleTimeout ?? defaults.idleTimeout, idle.isFinite, idle > 0,
+            idle < EndpointClient.longestDeadline
+        {
             request.idleTimeout = .milliseconds(Int((idle * 1000).rounded(.up)))
         }
         try Kind.prepare(into: &request, with: requestData, invalid: invalid)

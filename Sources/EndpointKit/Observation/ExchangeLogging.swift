@@ -49,7 +49,8 @@ public struct ExchangeLogging: ExchangeObserver, Middleware {
             let milliseconds = Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
             let shown = (milliseconds * 10).rounded() / 10
             let hopNote = hop > 0 ? ", hop \(hop + 1)" : ""
-            return "\(method) \(redactedURL) → \(outcome), \(bytesReceived) B in \(shown) ms (attempt \(attempt)\(hopNote))"
+            return
+                "\(method) \(redactedURL) → \(outcome), \(bytesReceived) B in \(shown) ms (attempt \(attempt)\(hopNote))"
         }
     }
 

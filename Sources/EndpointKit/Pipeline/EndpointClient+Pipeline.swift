@@ -96,7 +96,11 @@ extension EndpointClient {
         return nil
     }
 
-    private func perform(_ action: ResponseValidator.RetryAction, for request: TransportRequest, context: RequestContext)
+    private func perform(
+        _ action: ResponseValidator.RetryAction,
+        for request: TransportRequest,
+        context: RequestContext
+    )
         async throws(EndpointError)
     {
         do {

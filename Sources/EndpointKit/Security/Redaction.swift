@@ -56,7 +56,8 @@ struct Redactor: Sendable {
 
     /// `headers` with secret values replaced by the placeholder unless `revealing` is `true`, sorted by name.
     func redacted(_ headers: HTTPHeaders, revealing: Bool = false, sorted: Bool = true) -> HTTPHeaders {
-        let fields = sorted ? headers.sorted { $0.name.rawValue.lowercased() < $1.name.rawValue.lowercased() } : Array(headers)
+        let fields =
+            sorted ? headers.sorted { $0.name.rawValue.lowercased() < $1.name.rawValue.lowercased() } : Array(headers)
         var result = HTTPHeaders()
         for field in fields {
             result.add(isSensitive(field.name) && !revealing ? Redaction.placeholder : field.value, for: field.name)

@@ -78,7 +78,10 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     private static func tooLarge(limit: Int, announced: Int?) -> EndpointError {
         let announcement = announced.map { " (the server announced \($0) bytes)" } ?? ""
-        return EndpointError(.responseTooLarge, "the response body is larger than the limit of \(limit) bytes\(announcement)")
+        return EndpointError(
+            .responseTooLarge,
+            "the response body is larger than the limit of \(limit) bytes\(announcement)"
+        )
     }
 
     /// Starts reading the body.

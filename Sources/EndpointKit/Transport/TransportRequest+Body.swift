@@ -42,6 +42,7 @@ extension TransportRequest {
         ///   - canBeSentAgain: Whether `makeChunks` may be called again for a retry and yields the same bytes;
         ///     `false` means the body is sent at most once per call.
         ///   - makeChunks: Makes the stream of chunks, once per send.
+        /// - Returns: The body.
         public static func chunks(
             length: Int? = nil,
             canBeSentAgain: Bool = false,

@@ -17,7 +17,12 @@ public struct TransportResponse: Sendable {
     public var body: ResponseBody
 
     /// Creates a response.
-    public init(statusCode: Int, headers: HTTPHeaders = HTTPHeaders(), url: URL? = nil, body: ResponseBody = ResponseBody()) {
+    public init(
+        statusCode: Int,
+        headers: HTTPHeaders = HTTPHeaders(),
+        url: URL? = nil,
+        body: ResponseBody = ResponseBody()
+    ) {
         self.statusCode = statusCode
         self.headers = headers
         self.url = url

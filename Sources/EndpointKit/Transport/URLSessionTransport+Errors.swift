@@ -8,8 +8,11 @@ extension URLSessionTransport {
     /// What URLSession reported, as an ``EndpointError``: cancellation, a timeout, or a transport failure that
     /// says whether sending again may succeed.
     ///
-    /// - Parameter afterHead: Whether the response head had arrived; a connection lost after it means the body
-    ///   was cut short, which is transient whatever code Linux gives it (it often reports an unknown error).
+    /// - Parameters:
+    ///   - error: What URLSession reported, or `nil` when a task ended without a response or an error.
+    ///   - afterHead: Whether the response head had arrived; a connection lost after it means the body was cut
+    ///     short, which is transient whatever code Linux gives it (it often reports an unknown error).
+    /// - Returns: The error to report.
     static func endpointError(from error: (any Error)?, afterHead: Bool) -> EndpointError {
         guard let error else {
             return EndpointError(.transportFailed, "the transfer ended without a response", isTransient: true)

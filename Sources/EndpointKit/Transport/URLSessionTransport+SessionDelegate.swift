@@ -61,7 +61,9 @@ extension URLSessionTransport {
                         task.resume()
                     } else {
                         finished()
-                        continuation.resume(throwing: EndpointError(.cancelled, "the task was cancelled before sending"))
+                        continuation.resume(
+                            throwing: EndpointError(.cancelled, "the task was cancelled before sending")
+                        )
                     }
                 }
             } onCancel: {
@@ -69,7 +71,9 @@ extension URLSessionTransport {
                     defer { exchanges[id]?.head = nil }
                     return exchanges[id]?.head
                 }
-                head?.resume(throwing: EndpointError(.cancelled, "the task was cancelled while waiting for the response"))
+                head?.resume(
+                    throwing: EndpointError(.cancelled, "the task was cancelled while waiting for the response")
+                )
                 // Released first, torn down after: cancelling a URLSessionTask can take a while on Linux.
                 if head != nil { queue.addOperation { task.cancel() } }
             }
@@ -125,18 +129,20 @@ extension URLSessionTransport {
         /// Resumes the caller waiting for `task`'s head, once.
         private func deliverHead(_ response: URLResponse, for task: URLSessionTask) {
             let delivery = exchanges.withLock {
-                exchanges -> (CheckedContinuation<TransportResponse, any Error>, AsyncThrowingStream<Data, any Error>)? in
+                exchanges -> (
+                    CheckedContinuation<TransportResponse, any Error>, AsyncThrowingStream<Data, any Error>, Int?
+                )? in
                 guard let exchange = exchanges[task.taskIdentifier], let head = exchange.head,
                     let stream = exchange.stream
                 else { return nil }
                 exchange.head = nil
                 exchange.stream = nil
                 if let http = response as? HTTPURLResponse {
-                    exchange.announcedLength = URLSessionTransport.announcedLength(of: http)
+                    exchange.announcedLength = URLSessionTransport.announcedLength(of: http, for: task)
                 }
-                return (head, stream)
+                return (head, stream, exchange.announcedLength)
             }
-            guard let (head, stream) = delivery else { return }
+            guard let (head, stream, length) = delivery else { return }
             guard let http = response as? HTTPURLResponse else {
                 head.resume(throwing: EndpointError(.transportFailed, "the response is not an HTTP response"))
                 return
@@ -146,7 +152,7 @@ extension URLSessionTransport {
                     statusCode: http.statusCode,
                     headers: URLSessionTransport.headers(of: http),
                     url: http.url,
-                    body: ResponseBody(length: URLSessionTransport.announcedLength(of: http), chunks: stream)
+                    body: ResponseBody(length: length, chunks: stream)
                 )
             )
         }

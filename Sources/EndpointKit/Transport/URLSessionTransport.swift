@@ -145,7 +145,10 @@ public final class URLSessionTransport: Transport {
         var seen = Set<HTTPHeaders.Name>()
         for field in request.headers where seen.insert(field.name).inserted {
             // Repeated names are joined with ", ", as RFC 9110 allows for every field but Set-Cookie.
-            urlRequest.setValue(request.headers.values(for: field.name).joined(separator: ", "), forHTTPHeaderField: field.name.rawValue)
+            urlRequest.setValue(
+                request.headers.values(for: field.name).joined(separator: ", "),
+                forHTTPHeaderField: field.name.rawValue
+            )
         }
         return urlRequest
     }
@@ -179,12 +182,19 @@ public final class URLSessionTransport: Transport {
         guard let http = response as? HTTPURLResponse else {
             throw EndpointError(.transportFailed, "the response is not an HTTP response")
         }
-        return TransportResponse(statusCode: http.statusCode, headers: Self.headers(of: http), url: http.url, data: data)
+        return TransportResponse(
+            statusCode: http.statusCode,
+            headers: Self.headers(of: http),
+            url: http.url,
+            data: data
+        )
     }
 
     /// Writes a body of async chunks to a temporary file, since URLSession uploads only files, data and streams.
     private static func spool(_ body: TransportRequest.Body?) async throws -> URL {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("endpointkit-body-\(UUID().uuidString)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "endpointkit-body-\(UUID().uuidString)"
+        )
         guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
         }
@@ -221,8 +231,14 @@ public final class URLSessionTransport: Transport {
         return headers
     }
 
-    /// The announced body length, unless a content encoding makes the decoded length unknown.
-    static func announcedLength(of response: HTTPURLResponse) -> Int? {
+    /// The announced body length, unless a content encoding makes the decoded length unknown; 0 for a
+    /// response that has no body whatever its headers say (to `HEAD`, and 1xx, 204 and 304).
+    static func announcedLength(of response: HTTPURLResponse, for task: URLSessionTask) -> Int? {
+        if task.originalRequest?.httpMethod == "HEAD" || response.statusCode == 204 || response.statusCode == 304
+            || (100..<200).contains(response.statusCode)
+        {
+            return 0
+        }
         guard response.expectedContentLength >= 0,
             response.value(forHTTPHeaderField: "Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true
         else { return nil }

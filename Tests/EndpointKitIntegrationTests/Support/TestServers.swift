@@ -24,3 +24,8 @@ enum TestServers {
         EndpointClient(environment: ServerEnvironment(baseURL: try httpbin()), envelope: envelope)
     }
 }
+
+extension TransportResponse {
+    /// The body of a response the client already read in full (as `rawResponse(for:)` does).
+    var bytes: Data { body.bufferedData ?? Data() }
+}

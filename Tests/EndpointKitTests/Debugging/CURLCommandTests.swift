@@ -85,5 +85,5 @@ import FoundationNetworking
 
 /// Answers every request with a 500.
 private struct StubTransportForCURL: Transport {
-    func send(_ request: TransportRequest) async throws -> HTTPResponse { HTTPResponse(statusCode: 500) }
+    func send(_ request: TransportRequest) async throws -> TransportResponse { TransportResponse(statusCode: 500) }
 }

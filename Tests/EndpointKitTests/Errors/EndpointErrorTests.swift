@@ -43,23 +43,35 @@ import FoundationNetworking
     }
 
     @Test(
-        "Transport failures are classified",
+        "URLSessionTransport classifies URLErrors, and says which failures are transient",
         arguments: [
-            (URLError.Code.timedOut, EndpointError.Kind.timedOut),
-            (.cancelled, .cancelled),
-            (.cannotConnectToHost, .transportFailed),
-            (.notConnectedToInternet, .transportFailed),
-            (.networkConnectionLost, .transportFailed),
+            (URLError.Code.timedOut, EndpointError.Kind.timedOut, false),
+            (.cancelled, .cancelled, false),
+            (.cannotConnectToHost, .transportFailed, true),
+            (.notConnectedToInternet, .transportFailed, true),
+            (.networkConnectionLost, .transportFailed, true),
+            (.badURL, .transportFailed, false),
+            (.serverCertificateUntrusted, .transportFailed, false),
         ]
     )
-    func transportFailures(code: URLError.Code, kind: EndpointError.Kind) async throws {
-        let error = try await #require(throws: EndpointError.self) {
-            try await client(.failure(URLError(code))).response(for: .item(1))
-        }
+    func transportFailures(code: URLError.Code, kind: EndpointError.Kind, isTransient: Bool) async throws {
+        let error = URLSessionTransport.endpointError(from: URLError(code), afterHead: false)
 
         #expect(error.kind == kind)
+        #expect(error.isTransient == isTransient)
         #expect((error.underlyingError as? URLError)?.code == code)
-        #expect(error.statusCode == nil)
+    }
+
+    @Test("A body cut short after the head is a transient failure, whatever code Linux gives it")
+    func truncatedBody() {
+        let unknown = URLSessionTransport.endpointError(from: URLError(.unknown), afterHead: true)
+        let short = URLSessionTransport.truncated(received: 10, announced: 100)
+
+        #expect(unknown.kind == .transportFailed)
+        #expect(unknown.isTransient)
+        #expect(short.kind == .transportFailed)
+        #expect(short.isTransient)
+        #expect(short.message.contains("10 of 100 bytes"))
     }
 
     @Test("A transport's own error is kept as the underlying error")

@@ -70,7 +70,7 @@ import FoundationNetworking
     static func slowItems(delay: Duration) -> StubTransport {
         StubTransport { request in
             try await Task.sleep(for: delay)
-            let id = request.url?.lastPathComponent ?? "0"
+            let id = request.url.lastPathComponent
             return .json(#"{"id": \#(id), "name": "item \#(id)"}"#)
         }
     }

@@ -16,7 +16,7 @@ import FoundationNetworking
     static func server(accepting valid: String) -> StubTransport {
         StubTransport { request in
             try await Task.sleep(for: .milliseconds(5))
-            guard request.value(forHTTPHeaderField: "Authorization") == "Bearer \(valid)" else { return .status(401) }
+            guard request.headers[.authorization] == "Bearer \(valid)" else { return .status(401) }
             return .json(#"{"id": 1, "name": "me"}"#)
         }
     }
@@ -97,7 +97,9 @@ import FoundationNetworking
         #expect(await transport.requests.count == 1)
     }
 
-    @Test("A request is refreshed at most once: a second 401 is the answer")
+    @Test(
+        "A request is refreshed at most once: a second 401 fails as authenticationFailed with its status and counts both sends"
+    )
     func secondRejection() async throws {
         let auth = BearerAuthentication(token: { AccessToken("a") }, refresh: { _ in AccessToken("b") })
         let transport = Self.server(accepting: "nobody")
@@ -105,8 +107,9 @@ import FoundationNetworking
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: Self.profile) }
 
-        #expect(error.kind == .unacceptableStatus)
+        #expect(error.kind == .authenticationFailed)
         #expect(error.statusCode == 401)
+        #expect(error.attempts == 2)
         #expect(await transport.requests.count == 2)
     }
 

@@ -12,11 +12,11 @@ import FoundationNetworking
 private struct Tagging: Middleware {
     var name: String
     func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
-        -> HTTPResponse
+        -> TransportResponse
     {
         var request = request
-        let trail = request.urlRequest.value(forHTTPHeaderField: "X-Trail").map { $0 + "," } ?? ""
-        request.urlRequest.setValue(trail + name, forHTTPHeaderField: "X-Trail")
+        let trail = request.headers["X-Trail"].map { $0 + "," } ?? ""
+        request.headers["X-Trail"] = trail + name
         return try await next(request, context: context)
     }
 }
@@ -24,16 +24,16 @@ private struct Tagging: Middleware {
 /// Answers from a cache without calling the rest of the chain.
 private struct ShortCircuit: Middleware {
     func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
-        -> HTTPResponse
+        -> TransportResponse
     {
-        HTTPResponse(statusCode: 200, body: Data("[]".utf8))
+        TransportResponse(statusCode: 200, data: Data("[]".utf8))
     }
 }
 
 /// Sends every request twice and returns the second response.
 private struct Twice: Middleware {
     func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
-        -> HTTPResponse
+        -> TransportResponse
     {
         _ = try await next(request, context: context)
         return try await next(request, context: context)
@@ -88,10 +88,10 @@ private struct Twice: Middleware {
         enum Traced: RequestOptionKey { static let defaultValue = "default" }
         struct ReadsOption: Middleware {
             func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
-                -> HTTPResponse
+                -> TransportResponse
             {
                 var request = request
-                request.urlRequest.setValue(context.options[Traced.self], forHTTPHeaderField: "X-Traced")
+                request.headers["X-Traced"] = context.options[Traced.self]
                 return try await next(request, context: context)
             }
         }
@@ -111,7 +111,7 @@ private struct Twice: Middleware {
         struct Refuse: Middleware {
             struct Blocked: Error {}
             func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
-                -> HTTPResponse
+                -> TransportResponse
             { throw Blocked() }
         }
         let client = EndpointClient(

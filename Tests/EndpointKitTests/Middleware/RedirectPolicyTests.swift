@@ -8,35 +8,48 @@ import FoundationNetworking
 #endif
 
 @Suite struct RedirectPolicyTests {
-    func request(_ string: String, method: String = "GET", body: Data? = nil) throws -> TransportRequest {
-        var request = URLRequest(url: try #require(URL(string: string)))
-        request.httpMethod = method
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("Bearer s3cret", forHTTPHeaderField: "Authorization")
-        request.setValue("session=1", forHTTPHeaderField: "Cookie")
-        request.setValue("k-1", forHTTPHeaderField: "X-Api-Key")
-        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
-        return TransportRequest(urlRequest: request)
+    func request(_ string: String, method: HTTPMethod = .get, body: Data? = nil) throws -> TransportRequest {
+        var headers: HTTPHeaders = [
+            .accept: "application/json", .authorization: "Bearer s3cret", .cookie: "session=1", "X-Api-Key": "k-1",
+            "X-Auth-Token": "t-1", "X-Tenant-Secret": "shh",
+        ]
+        if body != nil { headers[.contentType] = "application/json" }
+        return TransportRequest(
+            method: method,
+            url: try #require(URL(string: string)),
+            headers: headers,
+            body: body.map { .data($0) }
+        )
     }
 
-    func redirect(_ status: Int, to location: String) -> HTTPResponse {
-        HTTPResponse(statusCode: status, headers: [.location: location])
+    /// The redactor of a client whose defaults name `X-Tenant-Secret` as sensitive.
+    var redactor: Redactor {
+        var defaults = RequestDefaults()
+        defaults.sensitiveHeaders = ["x-tenant-secret"]
+        return Redactor(defaults)
     }
 
-    @Test("A redirect to another origin drops credential headers and the ones marked sensitive")
+    func redirect(_ status: Int, to location: String) -> TransportResponse {
+        TransportResponse(statusCode: status, headers: [.location: location])
+    }
+
+    @Test("A redirect to another origin drops every header the one secret list names: built-in and the client's")
     func crossOrigin() throws {
-        let policy = RedirectPolicy(sensitiveHeaders: ["x-api-key"])
-
         let next = try #require(
-            try policy.nextRequest(after: redirect(302, to: "https://other.test/b"), to: request("https://api.test/a"))
+            try RedirectPolicy.default.nextRequest(
+                after: redirect(302, to: "https://other.test/b"),
+                to: request("https://api.test/a"),
+                redactor: redactor
+            )
         )
 
-        #expect(next.urlRequest.url?.absoluteString == "https://other.test/b")
-        #expect(next.urlRequest.value(forHTTPHeaderField: "Authorization") == nil)
-        #expect(next.urlRequest.value(forHTTPHeaderField: "Cookie") == nil)
-        #expect(next.urlRequest.value(forHTTPHeaderField: "X-Api-Key") == nil)
-        #expect(next.urlRequest.value(forHTTPHeaderField: "Accept") == "application/json")
+        #expect(next.url.absoluteString == "https://other.test/b")
+        #expect(next.headers[.authorization] == nil)
+        #expect(next.headers[.cookie] == nil)
+        #expect(next.headers["X-Api-Key"] == nil)
+        #expect(next.headers["X-Auth-Token"] == nil)
+        #expect(next.headers["X-Tenant-Secret"] == nil)
+        #expect(next.headers[.accept] == "application/json")
     }
 
     @Test(
@@ -46,10 +59,11 @@ import FoundationNetworking
     func portAndScheme(target: String) throws {
         let next = try RedirectPolicy.default.nextRequest(
             after: redirect(302, to: target),
-            to: request("http://api.test:8080/a")
+            to: request("http://api.test:8080/a"),
+            redactor: redactor
         )
 
-        #expect(next?.urlRequest.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(next?.headers[.authorization] == nil)
     }
 
     @Test("A same-origin redirect keeps credentials; relative locations resolve against the request")
@@ -57,18 +71,24 @@ import FoundationNetworking
         let next = try #require(
             try RedirectPolicy.default.nextRequest(
                 after: redirect(301, to: "/b?x=1"),
-                to: request("https://API.test:443/a")
+                to: request("https://API.test:443/a"),
+                redactor: redactor
             )
         )
 
-        #expect(next.urlRequest.url?.absoluteString == "https://API.test:443/b?x=1")
-        #expect(next.urlRequest.value(forHTTPHeaderField: "Authorization") == "Bearer s3cret")
+        #expect(next.url.absoluteString == "https://API.test:443/b?x=1")
+        #expect(next.headers[.authorization] == "Bearer s3cret")
+        #expect(next.headers["X-Tenant-Secret"] == "shh")
     }
 
     @Test("https to http and non-http schemes are refused", arguments: ["http://api.test/a", "file:///etc/passwd"])
     func refused(target: String) throws {
         let error = try #require(throws: EndpointError.self) {
-            try RedirectPolicy.default.nextRequest(after: redirect(302, to: target), to: request("https://api.test/a"))
+            try RedirectPolicy.default.nextRequest(
+                after: redirect(302, to: target),
+                to: request("https://api.test/a"),
+                redactor: redactor
+            )
         }
 
         #expect(error.kind == .redirectRefused)
@@ -76,33 +96,37 @@ import FoundationNetworking
 
     @Test("A POST answered with 303 becomes a GET without body or content headers")
     func seeOther() throws {
-        let original = try request("https://api.test/a", method: "POST", body: Data("{}".utf8))
+        let original = try request("https://api.test/a", method: .post, body: Data("{}".utf8))
 
-        let next = try #require(try RedirectPolicy.default.nextRequest(after: redirect(303, to: "/b"), to: original))
+        let next = try #require(
+            try RedirectPolicy.default.nextRequest(after: redirect(303, to: "/b"), to: original, redactor: redactor)
+        )
 
-        #expect(next.urlRequest.httpMethod == "GET")
-        #expect(next.urlRequest.httpBody == nil)
-        #expect(next.urlRequest.value(forHTTPHeaderField: "Content-Type") == nil)
+        #expect(next.method == .get)
+        #expect(next.body == nil)
+        #expect(next.headers[.contentType] == nil)
     }
 
     @Test("307 and 308 keep the method and the body", arguments: [307, 308])
     func temporaryAndPermanent(status: Int) throws {
-        let original = try request("https://api.test/a", method: "PUT", body: Data("{\"a\":1}".utf8))
+        let original = try request("https://api.test/a", method: .put, body: Data("{\"a\":1}".utf8))
 
-        let next = try #require(try RedirectPolicy.default.nextRequest(after: redirect(status, to: "/b"), to: original))
+        let next = try #require(
+            try RedirectPolicy.default.nextRequest(after: redirect(status, to: "/b"), to: original, redactor: redactor)
+        )
 
-        #expect(next.urlRequest.httpMethod == "PUT")
-        #expect(next.urlRequest.httpBody == Data("{\"a\":1}".utf8))
-        #expect(next.urlRequest.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        #expect(next.method == .put)
+        #expect(next.body?.data == Data("{\"a\":1}".utf8))
+        #expect(next.headers[.contentType] == "application/json")
     }
 
-    @Test("A stream body cannot follow a 307")
+    @Test("A body that cannot be sent twice cannot follow a 307")
     func streamBody() throws {
-        var original = try request("https://api.test/a", method: "POST")
-        original.urlRequest.httpBodyStream = InputStream(data: Data("x".utf8))
+        var original = try request("https://api.test/a", method: .post)
+        original.body = .chunks { AsyncThrowingStream { $0.finish() } }
 
         let error = try #require(throws: EndpointError.self) {
-            try RedirectPolicy.default.nextRequest(after: redirect(307, to: "/b"), to: original)
+            try RedirectPolicy.default.nextRequest(after: redirect(307, to: "/b"), to: original, redactor: redactor)
         }
 
         #expect(error.kind == .redirectRefused)
@@ -111,11 +135,18 @@ import FoundationNetworking
     @Test("The never policy and non-redirect statuses follow nothing", arguments: [200, 304, 300, 404])
     func notFollowed(status: Int) throws {
         #expect(
-            try RedirectPolicy.default.nextRequest(after: redirect(status, to: "/b"), to: request("https://a.test/"))
-                == nil
+            try RedirectPolicy.default.nextRequest(
+                after: redirect(status, to: "/b"),
+                to: request("https://a.test/"),
+                redactor: redactor
+            ) == nil
         )
         #expect(
-            try RedirectPolicy.never.nextRequest(after: redirect(302, to: "/b"), to: request("https://a.test/")) == nil
+            try RedirectPolicy.never.nextRequest(
+                after: redirect(302, to: "/b"),
+                to: request("https://a.test/"),
+                redactor: redactor
+            ) == nil
         )
     }
 }

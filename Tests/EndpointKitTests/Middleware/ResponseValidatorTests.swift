@@ -24,7 +24,7 @@ struct APIError: Error, Decodable, Sendable, Equatable {
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
 
-        #expect(error.kind == .serverError)
+        #expect(error.kind == .responseRejected)
         #expect(error.serverError(as: APIError.self) == APIError(code: 42, message: "quota"))
         #expect(error.statusCode == 200)
     }
@@ -43,8 +43,8 @@ struct APIError: Error, Decodable, Sendable, Equatable {
     @Test("A validator can refresh state by running another request, then replay")
     func refreshThenReplay() async throws {
         let transport = StubTransport { request in
-            if request.url?.path == "/v1/session" { return .json(#"{"id": 0, "name": "renewed"}"#) }
-            return request.value(forHTTPHeaderField: "X-Session") == "renewed"
+            if request.url.path == "/v1/session" { return .json(#"{"id": 0, "name": "renewed"}"#) }
+            return request.headers["X-Session"] == "renewed"
                 ? .json(#"{"id": 1, "name": "a"}"#) : .status(419)
         }
         let session = SessionBox()
@@ -85,7 +85,7 @@ struct APIError: Error, Decodable, Sendable, Equatable {
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
 
-        #expect(error.kind == .serverError)
+        #expect(error.kind == .responseRejected)
         #expect(await transport.requests.count == EndpointClient.maxValidatorRetries + 1)
     }
 
@@ -119,10 +119,10 @@ private actor SessionBox {
 private struct SessionHeader: Middleware {
     let box: SessionBox
     func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
-        -> HTTPResponse
+        -> TransportResponse
     {
         var request = request
-        request.urlRequest.setValue(await box.value, forHTTPHeaderField: "X-Session")
+        request.headers["X-Session"] = await box.value
         return try await next(request, context: context)
     }
 }

@@ -63,7 +63,7 @@ import FoundationNetworking
     func recovers() async throws {
         let clock = ManualClock()
         let (client, _) = client(
-            [.status(503), .failure(URLError(.networkConnectionLost)), .json(#"{"id": 1, "name": "ok"}"#)],
+            [.status(503), .connectionLost(), .json(#"{"id": 1, "name": "ok"}"#)],
             policy: RetryPolicy(maxAttempts: 3),
             clock: clock
         )
