@@ -19,7 +19,7 @@ let package = Package(
             path: "Benchmarks/EndpointKitBenchmarks"
         ),
         .testTarget(name: "EndpointKitTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
-        .testTarget(name: "EndpointKitIntegrationTests", dependencies: ["EndpointKit"]),
+        .testTarget(name: "EndpointKitIntegrationTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,173 @@
+import EndpointKit
+import Foundation
+
+/// Checks that a ``Transport`` keeps the contract EndpointKit relies on, against a real httpbin server.
+///
+///     @Test func myTransportConforms() async throws {
+///         let failures = await TransportConformance.check(MyTransport(), httpbinURL: httpbin)
+///         #expect(failures.isEmpty, "\(failures)")
+///     }
+///
+/// Run httpbin on loopback (`gunicorn httpbin:app`) and pass its URL. The checks: every status comes back as a
+/// response; repeated response headers keep every value; redirects are returned, not followed; the body
+/// streams in more than one chunk as the server sends it; leaving the body part way stops the transfer;
+/// request bodies in memory, from a file and from async chunks (with and without a length) arrive intact;
+/// a 100 KiB response and a 4 MiB upload arrive whole. It returns a description of each failed check, empty when the transport
+/// conforms; it works from XCTest and Swift Testing alike.
+public enum TransportConformance {
+    /// Runs every check and returns the failures, empty when `transport` conforms.
+    ///
+    /// - Parameters:
+    ///   - transport: The transport to check.
+    ///   - httpbinURL: The base URL of an httpbin server, e.g. `http://127.0.0.1:8080`.
+    /// - Returns: One line per failed check.
+    public static func check(_ transport: any Transport, httpbinURL: URL) async -> [String] {
+        var failures: [String] = []
+        let checks: [(String, @Sendable (any Transport, URL) async throws -> String?)] = [
+            ("statuses", statuses),
+            ("repeated headers", repeatedHeaders),
+            ("no redirect following", noRedirects),
+            ("streamed body", streamedBody),
+            ("leaving the body", leavingTheBody),
+            ("request bodies", requestBodies),
+            ("large bodies", largeBodies),
+        ]
+        for (name, check) in checks {
+            do {
+                if let failure = try await check(transport, httpbinURL) { failures.append("\(name): \(failure)") }
+            } catch {
+                failures.append("\(name): threw \(error)")
+            }
+        }
+        return failures
+    }
+
+    private static func url(_ base: URL, _ path: String) throws -> URL {
+        guard let url = URL(string: base.absoluteString.trimmingCharacters(in: ["/"]) + path) else {
+            throw URLError(.badURL)
+        }
+        return url
+    }
+
+    private static func statuses(_ transport: any Transport, _ base: URL) async throws -> String? {
+        for status in [200, 204, 404, 500, 503] {
+            let response = try await transport.send(TransportRequest(url: url(base, "/status/\(status)")))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            if response.statusCode != status { return "asked for \(status), got \(response.statusCode)" }
+        }
+        return nil
+    }
+
+    private static func repeatedHeaders(_ transport: any Transport, _ base: URL) async throws -> String? {
+        let request = TransportRequest(url: try url(base, "/response-headers?X-Twice=first&X-Twice=second"))
+        let response = try await transport.send(request)
+        _ = try await response.body.collect(upTo: 1 << 20)
+        let values = response.headers.values(for: "X-Twice").flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        return Set(values) == ["first", "second"] ? nil : "X-Twice came back as \(values)"
+    }
+
+    private static func noRedirects(_ transport: any Transport, _ base: URL) async throws -> String? {
+        let request = TransportRequest(url: try url(base, "/redirect-to?url=/get&status_code=302"))
+        let response = try await transport.send(request)
+        _ = try await response.body.collect(upTo: 1 << 20)
+        guard response.statusCode == 302 else { return "a 302 was followed: got \(response.statusCode)" }
+        return response.headers[.location] == "/get" ? nil : "Location was \(response.headers[.location] ?? "missing")"
+    }
+
+    private static func streamedBody(_ transport: any Transport, _ base: URL) async throws -> String? {
+        let request = TransportRequest(url: try url(base, "/drip?numbytes=4&duration=1&delay=0"))
+        let response = try await transport.send(request)
+        var chunks = 0
+        var bytes = 0
+        for try await chunk in response.body {
+            chunks += 1
+            bytes += chunk.count
+        }
+        if bytes != 4 { return "expected 4 bytes, got \(bytes)" }
+        return chunks > 1 ? nil : "the body arrived as one chunk: it was buffered, not streamed"
+    }
+
+    private static func leavingTheBody(_ transport: any Transport, _ base: URL) async throws -> String? {
+        // 10 bytes over 5 s: a transport that does not stop the transfer keeps this check waiting that long.
+        let request = TransportRequest(url: try url(base, "/drip?numbytes=10&duration=5&delay=0"))
+        let response = try await transport.send(request)
+        let reader = Task { () throws -> Int in
+            var bytes = 0
+            for try await chunk in response.body {
+                bytes += chunk.count
+                withUnsafeCurrentTask { $0?.cancel() }
+            }
+            return bytes
+        }
+        switch await reader.result {
+        case .success(let bytes) where bytes >= 10:
+            return "the body was read to the end after the reader was cancelled"
+        case .success:
+            return "a cancelled reader saw the body end quietly instead of an error"
+        case .failure(let error as EndpointError) where error.kind == .cancelled:
+            return nil
+        case .failure(let error):
+            return "a cancelled reader got \(error) instead of EndpointError.cancelled"
+        }
+    }
+
+    private static func requestBodies(_ transport: any Transport, _ base: URL) async throws -> String? {
+        let text = String(repeating: "endpointkit ", count: 2_000)
+        let bytes = Data(text.utf8)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+        try bytes.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let bodies: [(String, TransportRequest.Body)] = [
+            ("in memory", .data(bytes)),
+            ("from a file", try .file(file)),
+            ("chunks with a length", .chunks(length: bytes.count) { Self.chunks(of: bytes) }),
+            ("chunks without a length", .chunks { Self.chunks(of: bytes) }),
+        ]
+        for (name, body) in bodies {
+            let request = TransportRequest(
+                method: .post,
+                url: try url(base, "/anything"),
+                headers: [.contentType: "text/plain"],
+                body: body
+            )
+            let response = try await transport.send(request)
+            let echo = try await response.body.collect(upTo: 1 << 20)
+            struct Echo: Decodable { var data: String }
+            let sent = try JSONDecoder().decode(Echo.self, from: echo).data
+            if sent != text { return "the body \(name) arrived as \(sent.utf8.count) bytes, not \(bytes.count)" }
+        }
+        return nil
+    }
+
+    private static func chunks(of data: Data) -> AsyncThrowingStream<Data, any Error> {
+        AsyncThrowingStream { continuation in
+            var offset = 0
+            while offset < data.count {
+                continuation.yield(data[offset..<min(offset + 4_096, data.count)])
+                offset += 4_096
+            }
+            continuation.finish()
+        }
+    }
+
+    private static func largeBodies(_ transport: any Transport, _ base: URL) async throws -> String? {
+        // httpbin serves at most 100 KiB of generated bytes; the request body can be larger.
+        let size = 102_400
+        let response = try await transport.send(TransportRequest(url: try url(base, "/stream-bytes/\(size)?seed=7")))
+        let body = try await response.body.collect(upTo: 2 * size)
+        if body.count != size { return "expected a \(size)-byte response, got \(body.count) bytes" }
+
+        let upload = Data(String(repeating: "0123456789abcdef", count: 262_144).utf8)  // 4 MiB
+        let request = TransportRequest(
+            method: .put,
+            url: try url(base, "/anything"),
+            headers: [.contentType: "text/plain"],
+            body: .data(upload)
+        )
+        let echo = try await transport.send(request).body.collect(upTo: 16 << 20)
+        struct Echo: Decodable { var data: String }
+        let received = try JSONDecoder().decode(Echo.self, from: echo).data.utf8.count
+        return received == upload.count ? nil : "a \(upload.count)-byte upload arrived as \(received) bytes"
+    }
+}
