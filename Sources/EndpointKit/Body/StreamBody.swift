@@ -3,7 +3,9 @@ import Foundation
 /// A body read from an `InputStream` of unknown length.
 ///
 /// It is sent with `Transfer-Encoding: chunked` and no `Content-Length`; some servers refuse that, so prefer
-/// ``FileBody`` or ``DataBody`` when the length is known. `makeStream` is called once per attempt.
+/// ``FileBody`` or ``DataBody`` when the length is known. `makeStream` is called once per call: a stream body is
+/// never sent twice, so it is not retried, not replayed after a token refresh, and a 307/308 redirect that
+/// needs it again fails with ``EndpointError/Kind/redirectRefused``.
 ///
 ///     Endpoint(method: .post, path: "logs", body: StreamBody(contentType: "text/plain") { InputStream(data: log) })
 public struct StreamBody: RequestBody {
