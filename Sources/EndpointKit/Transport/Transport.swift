@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ``URLSessionTransport`` is the default; `StubTransport` in `EndpointKitTesting` answers tests without a
 /// network; write your own to send through another HTTP stack, and check it with
-/// `TransportConformance.check(_:serverURL:)` from `EndpointKitTesting`.
+/// `TransportConformance.check(_:httpbinURL:)` from `EndpointKitTesting`.
 ///
 /// ## The contract
 /// A transport knows nothing of endpoints, kinds, middleware or decoding. It must:
