@@ -13,6 +13,9 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     private let load: @Sendable (Model.ID) async throws(EndpointError) -> Model
     private let inFlight = SharedLoads<Model.ID, Model>()
 
+    /// How many callers wait for the load of `id` now.
+    func waiterCount(for id: Model.ID) -> Int { inFlight.waiterCount(for: id) }
+
     /// Creates a loader for endpoints whose kind needs no request data.
     ///
     /// - Parameters:

@@ -30,6 +30,11 @@ final class SharedLoads<ID: Hashable & Sendable, Value: Sendable>: Sendable {
 
     private let state = Locked(State())
 
+    /// How many callers wait for the load of `id` now; tests use it as the signal that callers have joined.
+    func waiterCount(for id: ID) -> Int {
+        state.withLock { $0.entries[id]?.waiters.count ?? 0 }
+    }
+
     /// The value for `id`, from the load already in flight for it or from a new one started with `load`.
     func value(
         for id: ID,

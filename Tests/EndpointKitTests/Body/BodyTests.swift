@@ -7,7 +7,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct BodyTests {
+@Suite(.timeLimit(.minutes(1))) struct BodyTests {
     let context = RequestBodyContext(jsonEncoder: JSONEncoder())
 
     func text(_ content: RequestBodyContent) throws -> String {

@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct EndpointClientTests {
+@Suite(.timeLimit(.minutes(1))) struct EndpointClientTests {
     @Test("A private endpoint sends its token as a Bearer header")
     func privateEndpointSendsBearerToken() async throws {
         let transport = StubTransport(replies: [.json(#"{"items": []}"#)])

@@ -7,7 +7,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct CURLCommandTests {
+@Suite(.timeLimit(.minutes(1))) struct CURLCommandTests {
     @Test("A request becomes a quoted curl command with secrets redacted")
     func redacted() throws {
         let request = try Endpoint.search(for: "it's").makeRequest(in: Fixture.environment, with: AccessToken("s3cret"))

@@ -4,7 +4,7 @@ import Testing
 
 @testable import EndpointKit
 
-@Suite struct ResponseDecodingTests {
+@Suite(.timeLimit(.minutes(1))) struct ResponseDecodingTests {
     func client(_ reply: StubResponse, envelope: ResponseEnvelope = .plain) -> EndpointClient {
         EndpointClient(
             environment: Fixture.environment,

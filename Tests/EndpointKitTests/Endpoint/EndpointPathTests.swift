@@ -3,7 +3,7 @@ import Testing
 
 @testable import EndpointKit
 
-@Suite struct EndpointPathTests {
+@Suite(.timeLimit(.minutes(1))) struct EndpointPathTests {
     @Test("Literal text stays as written, leading slashes are dropped")
     func literalText() {
         let path: EndpointPath = "/users/me/settings"

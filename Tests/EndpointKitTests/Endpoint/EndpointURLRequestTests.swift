@@ -7,7 +7,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct EndpointURLRequestTests {
+@Suite(.timeLimit(.minutes(1))) struct EndpointURLRequestTests {
     @Test("The base URL's path is kept and the endpoint path appended")
     func basePathJoining() throws {
         let request = try Endpoint.item(42).makeRequest(in: Fixture.environment, with: ())

@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct EndpointErrorTests {
+@Suite(.timeLimit(.minutes(1))) struct EndpointErrorTests {
     func client(_ replies: StubResponse...) -> EndpointClient {
         EndpointClient(environment: Fixture.environment, transport: StubTransport(replies: replies))
     }

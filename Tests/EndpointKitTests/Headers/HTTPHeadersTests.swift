@@ -2,7 +2,7 @@ import Testing
 
 @testable import EndpointKit
 
-@Suite struct HTTPHeadersTests {
+@Suite(.timeLimit(.minutes(1))) struct HTTPHeadersTests {
     @Test("Names compare without case; setting a value replaces the field in place")
     func caseInsensitiveNames() {
         var headers: HTTPHeaders = ["content-type": "text/plain"]

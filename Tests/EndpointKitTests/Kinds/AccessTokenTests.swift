@@ -2,7 +2,7 @@ import Testing
 
 @testable import EndpointKit
 
-@Suite struct AccessTokenTests {
+@Suite(.timeLimit(.minutes(1))) struct AccessTokenTests {
     let token = AccessToken("s3cr3t-value")
 
     @Test("description, debugDescription and interpolation never show the value")

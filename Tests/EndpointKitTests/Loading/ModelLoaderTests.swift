@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct ModelLoaderTests {
+@Suite(.timeLimit(.minutes(1))) struct ModelLoaderTests {
     @Test("A model is loaded by ID through the endpoint the closure names")
     func loadByID() async throws {
         let transport = StubTransport(replies: [.json(#"{"id": 42, "name": "Towel"}"#)])
@@ -77,13 +77,21 @@ import FoundationNetworking
 
     @Test("Concurrent loads of one ID share a single request; other IDs get their own")
     func sharing() async throws {
-        let transport = Self.slowItems(delay: .milliseconds(50))
+        // The server answers only once all 20 callers are waiting, whichever task started first.
+        let everyoneWaits = Gate()
+        let transport = StubTransport { request in
+            await everyoneWaits.wait()
+            let id = request.url.lastPathComponent
+            return .json(#"{"id": \#(id), "name": "item \#(id)"}"#)
+        }
         let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
             id in .item(id)
         }
 
         let names = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<20 { group.addTask { try await loader.loadModel(withID: index % 2 == 0 ? 1 : 2).name } }
+            while loader.waiterCount(for: 1) + loader.waiterCount(for: 2) < 20 { await Task.yield() }
+            everyoneWaits.open()
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
 
@@ -109,9 +117,9 @@ import FoundationNetworking
     func oneCancels() async throws {
         // The server answers only once the cancelled caller has returned: a caller that had to wait for the
         // shared request would never return, and the time limit would fail the test.
-        let (gate, open) = AsyncStream<Void>.makeStream()
+        let gate = Gate()
         let transport = StubTransport { _ in
-            for await _ in gate { break }
+            await gate.wait()
             return .json(#"{"id": 7, "name": "item 7"}"#)
         }
         let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
@@ -120,11 +128,10 @@ import FoundationNetworking
 
         let staying = Task { try await loader.loadModel(withID: 7) }
         let leaving = Task { try await loader.loadModel(withID: 7) }
-        while await transport.requests.isEmpty { await Task.yield() }
+        while loader.waiterCount(for: 7) < 2 { await Task.yield() }
         leaving.cancel()
         let left = await leaving.result
-        open.yield()
-        open.finish()
+        gate.open()
         let stayed = try await staying.value
 
         let error = try #require(throws: EndpointError.self) { try left.get() }
@@ -137,25 +144,23 @@ import FoundationNetworking
     func allCancel() async throws {
         let started = Locked(0)
         let cancelled = Locked(0)
+        let sharedRequestCancelled = Gate()
         let transport = StubTransport { _ in
             started.withLock { $0 += 1 }
-            do {
-                try await Task.sleep(for: .seconds(600))
-            } catch {
-                cancelled.withLock { $0 += 1 }
-                throw error
-            }
-            return .json("{}")
+            await Gate().wait()  // never opened: only cancellation ends it
+            cancelled.withLock { $0 += 1 }
+            sharedRequestCancelled.open()
+            throw CancellationError()
         }
         let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
             id in .item(id)
         }
 
         let callers = (0..<5).map { _ in Task { try await loader.loadModel(withID: 9) } }
-        while started.withLock({ $0 }) == 0 { await Task.yield() }
+        while loader.waiterCount(for: 9) < 5 || started.withLock({ $0 }) == 0 { await Task.yield() }
         for caller in callers { caller.cancel() }
         for caller in callers { _ = await caller.result }
-        for _ in 0..<1_000 where cancelled.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        await sharedRequestCancelled.wait()
         let next = Task { try await loader.loadModel(withID: 9) }
         while started.withLock({ $0 }) < 2 { await Task.yield() }
         next.cancel()

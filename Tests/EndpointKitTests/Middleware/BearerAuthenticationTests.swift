@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct BearerAuthenticationTests {
+@Suite(.timeLimit(.minutes(1))) struct BearerAuthenticationTests {
     static let profile = Endpoint<EndpointKinds.Authenticated, Item>(path: "me")
 
     /// A server that accepts only `Bearer <valid>` and answers 401 otherwise, after a short pause so that

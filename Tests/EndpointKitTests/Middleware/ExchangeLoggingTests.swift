@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct ExchangeLoggingTests {
+@Suite(.timeLimit(.minutes(1))) struct ExchangeLoggingTests {
     @Test("Every attempt is reported with status, bytes, attempt number and no secrets")
     func records() async throws {
         let records = Locked([ExchangeLogging.Record]())

@@ -40,7 +40,7 @@ private struct Twice: Middleware {
     }
 }
 
-@Suite struct MiddlewareTests {
+@Suite(.timeLimit(.minutes(1))) struct MiddlewareTests {
     @Test("Middleware runs in array order, the first outermost")
     func order() async throws {
         let transport = StubTransport(replies: [.json("[]")])

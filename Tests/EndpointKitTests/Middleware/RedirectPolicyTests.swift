@@ -7,7 +7,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct RedirectPolicyTests {
+@Suite(.timeLimit(.minutes(1))) struct RedirectPolicyTests {
     func request(_ string: String, method: HTTPMethod = .get, body: Data? = nil) throws -> TransportRequest {
         var headers: HTTPHeaders = [
             .accept: "application/json", .authorization: "Bearer s3cret", .cookie: "session=1", "X-Api-Key": "k-1",

@@ -13,7 +13,7 @@ struct APIError: Error, Decodable, Sendable, Equatable {
     var message: String
 }
 
-@Suite struct ResponseValidatorTests {
+@Suite(.timeLimit(.minutes(1))) struct ResponseValidatorTests {
     @Test("An error envelope in a 200 body becomes a typed server error")
     func errorEnvelope() async throws {
         let client = EndpointClient(

@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct RetryTests {
+@Suite(.timeLimit(.minutes(1))) struct RetryTests {
     func client(_ replies: [StubResponse], policy: RetryPolicy, clock: ManualClock) -> (EndpointClient, StubTransport) {
         let transport = StubTransport(replies: replies)
         return (

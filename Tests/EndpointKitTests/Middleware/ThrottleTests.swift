@@ -8,23 +8,30 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// Counts requests in flight at the transport.
+/// Counts requests in flight at the transport, and opens a gate once `fullAt` are in flight together.
 actor InFlightCounter {
     private(set) var current = 0
     private(set) var peak = 0
+    let full = Gate()
+    let fullAt: Int
+
+    init(fullAt: Int) { self.fullAt = fullAt }
+
     func enter() {
         current += 1
         peak = max(peak, current)
+        if current >= fullAt { full.open() }
     }
     func leave() { current -= 1 }
 }
 
-@Suite struct ThrottleTests {
-    /// Answers after 10 ms, counting requests in flight.
-    static func slowServer(counting counter: InFlightCounter) -> StubTransport {
+@Suite(.timeLimit(.minutes(1))) struct ThrottleTests {
+    /// Holds every request until the limit's worth are in flight together: a throttle that let fewer through
+    /// would never fill it, and the time limit would fail the test.
+    static func server(counting counter: InFlightCounter) -> StubTransport {
         StubTransport { _ in
             await counter.enter()
-            try await Task.sleep(for: .milliseconds(10))
+            await counter.full.wait()
             await counter.leave()
             return .json("[]")
         }
@@ -32,8 +39,8 @@ actor InFlightCounter {
 
     @Test("No more than the limit are ever in flight, and all complete")
     func limit() async throws {
-        let counter = InFlightCounter()
-        let transport = Self.slowServer(counting: counter)
+        let counter = InFlightCounter(fullAt: 4)
+        let transport = Self.server(counting: counter)
         let throttle = Throttle(maxConcurrent: 4)
         let client = EndpointClient(environment: Fixture.environment, transport: transport, middleware: [throttle])
 
@@ -49,8 +56,8 @@ actor InFlightCounter {
 
     @Test("A per-host limit applies to each host")
     func perHost() async throws {
-        let counter = InFlightCounter()
-        let transport = Self.slowServer(counting: counter)
+        let counter = InFlightCounter(fullAt: 2)
+        let transport = Self.server(counting: counter)
         let client = EndpointClient(
             environment: Fixture.environment,
             transport: transport,
@@ -71,14 +78,16 @@ actor InFlightCounter {
         try await gate.acquire()
 
         let waiter = Task { try await gate.acquire() }
-        try await Task.sleep(for: .milliseconds(20))
+        while gate.waiting < 1 { await Task.yield() }
         waiter.cancel()
         let result = await waiter.result
         let next = Task { try await gate.acquire() }
+        while gate.waiting < 1 { await Task.yield() }
         gate.release()
         try await next.value
 
         #expect(throws: CancellationError.self) { try result.get() }
+        #expect(gate.waiting == 0)
     }
 
     @Test("Waiters are served in arrival order")
@@ -96,7 +105,8 @@ actor InFlightCounter {
                     gate.release()
                 }
             )
-            try await Task.sleep(for: .milliseconds(10))
+            // The next task starts only once this one stands in line, so arrival order is known.
+            while gate.waiting < index + 1 { await Task.yield() }
         }
         gate.release()
         for task in tasks { try await task.value }

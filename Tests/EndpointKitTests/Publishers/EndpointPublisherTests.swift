@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct EndpointPublisherTests {
+@Suite(.timeLimit(.minutes(1))) struct EndpointPublisherTests {
     @Test("A publisher is cold: nothing is sent until it is iterated, then exactly one request")
     func cold() async throws {
         let transport = StubTransport(replies: [.json(#"{"id": 1, "name": "probe"}"#), .json("[]")])

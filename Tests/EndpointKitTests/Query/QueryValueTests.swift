@@ -7,7 +7,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct QueryValueTests {
+@Suite(.timeLimit(.minutes(1))) struct QueryValueTests {
     enum Sort: String, QueryValue { case newest, oldest }
 
     @Test("Typed query values follow the one documented encoding")

@@ -7,7 +7,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct URLSessionTransportTests {
+@Suite(.timeLimit(.minutes(1))) struct URLSessionTransportTests {
     @Test(
         "Timeouts are rounded up to whole seconds, at least one and at most a day",
         arguments: [
