@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts and stops the loopback servers the integration tests talk to.
 #
-#   scripts/test-servers.sh start DIR   installs what is missing, starts httpbin (gunicorn) and nginx on free
+#   scripts/test-servers.sh start DIR   installs what is missing, starts httpbin (gunicorn), nginx and the fault
+#                                       server (scripts/fault-server.py) on free
 #                                       127.0.0.1 ports, waits until they answer, and writes DIR/env with
 #                                       the ENDPOINTKIT_* variables and DIR/pids with their PIDs
 #   scripts/test-servers.sh stop DIR    stops them by PID
@@ -127,12 +128,20 @@ CONF
     echo $! >>"$state/pids"
     wait_for "http://127.0.0.1:$nginx_port/item.json" nginx $!
 
+    local fault_port
+    fault_port=$(free_port)
+    python3 scripts/fault-server.py "$fault_port" >"$state/fault.log" 2>&1 &
+    echo $! >>"$state/pids"
+    wait_for "http://127.0.0.1:$fault_port/count/start" fault-server $!
+
     cat >"$state/env" <<ENV
 export ENDPOINTKIT_HTTPBIN_URL=http://127.0.0.1:$httpbin_port
 export ENDPOINTKIT_NGINX_URL=http://127.0.0.1:$nginx_port
 export ENDPOINTKIT_ECHO_URL=http://127.0.0.1:$echo_port
+export ENDPOINTKIT_FAULT_URL=http://127.0.0.1:$fault_port
 ENV
-    echo "test-servers: httpbin on $httpbin_port, nginx on $nginx_port (static) and $echo_port (request echo)"
+    echo "test-servers: httpbin on $httpbin_port, nginx on $nginx_port (static) and $echo_port (request echo)," \
+        "fault server on $fault_port"
 }
 
 stop() {

@@ -18,6 +18,8 @@ enum TestServers {
     static func nginx() throws -> URL { try url("ENDPOINTKIT_NGINX_URL") }
     /// nginx answering every request with `METHOD request-target`, exactly as received.
     static func echo() throws -> URL { try url("ENDPOINTKIT_ECHO_URL") }
+    /// scripts/fault-server.py: truncated bodies, held requests, and a count of what arrived per path.
+    static func fault() throws -> URL { try url("ENDPOINTKIT_FAULT_URL") }
 
     /// A client for httpbin through a fresh `URLSessionTransport`.
     static func httpbinClient(envelope: ResponseEnvelope = .plain) throws -> EndpointClient {

@@ -1,0 +1,71 @@
+import EndpointKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+private struct Count: Decodable { var count: Int }
+
+extension Endpoint where Kind == EndpointKinds.Public, Response == Count {
+    /// How many requests for `kind/key` reached the fault server.
+    static func arrivals(_ kind: String, _ key: String) -> Self { Endpoint(path: "count/\(kind)/\(key)") }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct FaultIntegrationTests {
+    @Test("A GET whose body the server cuts short (FIN before Content-Length) is retried and then arrives whole")
+    func truncatedBodyRetried() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            middleware: [Retry(RetryPolicy(baseDelay: .milliseconds(10), jitter: 0))]
+        )
+
+        let body = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "truncated/\(key)"))
+        let arrivals = try await client.response(for: .arrivals("truncated", key))
+
+        #expect(body == Data(repeating: UInt8(ascii: "x"), count: 100))
+        #expect(arrivals.count == 2)
+    }
+
+    @Test("Without a retry, a body cut short is a transient transportFailed, not a short body")
+    func truncatedBodyIsTransient() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "truncated/\(key)"))
+        }
+
+        #expect(error.kind == .transportFailed)
+        #expect(error.isTransient)
+    }
+
+    @Test("Cancelling 300 calls releases them all as cancelled, and none that waited in line reaches the server later")
+    func massCancellation() async throws {
+        let key = UUID().uuidString
+        let transport = URLSessionTransport()
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()), transport: transport)
+        let probe = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        let held = Endpoint<EndpointKinds.Public, Data>(path: "hold/\(key)")
+        let perHost = URLSessionTransport.defaultConfiguration().httpMaximumConnectionsPerHost
+
+        let calls = (0..<300).map { _ in Task { () async throws(EndpointError) -> Data in try await client.response(for: held) } }
+        // The server's own count is the signal: as many as the transport lets through are held there.
+        while try await probe.response(for: .arrivals("hold", key)).count < perHost { await Task.yield() }
+        for call in calls { call.cancel() }
+        var kinds: [EndpointError.Kind] = []
+        for call in calls {
+            if case .failure(let error) = await call.result { kinds.append((error as? EndpointError)?.kind ?? .transportFailed) }
+        }
+        // A request through the same transport and host queue goes after anything still in line.
+        _ = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)"))
+        let arrived = try await probe.response(for: .arrivals("hold", key)).count
+
+        #expect(kinds.count == 300)
+        #expect(kinds.allSatisfy { $0 == .cancelled })
+        #expect(arrived == perHost)
+    }
+}

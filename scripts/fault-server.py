@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""A loopback HTTP/1.1 server that misbehaves on purpose and counts what arrives, for EndpointKit's fault tests.
+
+    python3 scripts/fault-server.py PORT
+
+Paths (KEY is any name a test picks, so tests running at once do not share counters):
+    GET  /count/PATH       {"count": N}: how many requests for PATH (e.g. hold/KEY) arrived so far
+    GET  /truncated/KEY    the first request for KEY announces Content-Length: 100, sends 10 bytes and closes
+                           the connection; later ones get all 100 bytes
+    GET  /hold/KEY         counted, then never answered: the connection is held until the client closes it
+                           (or 60 s pass)
+    ANY  /echo/KEY         200 with the request body, counted
+Connections are kept alive between requests, as real servers do.
+"""
+import json
+import socket
+import socketserver
+import sys
+import threading
+
+counts = {}
+lock = threading.Lock()
+
+
+def count(key):
+    with lock:
+        counts[key] = counts.get(key, 0) + 1
+        return counts[key]
+
+
+def read_request(stream):
+    line = stream.readline()
+    if not line:
+        return None
+    method, target, _ = line.decode("latin-1").split(" ", 2)
+    headers = {}
+    while True:
+        header = stream.readline()
+        if header in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = header.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    body = b""
+    if "content-length" in headers:
+        body = stream.read(int(headers["content-length"]))
+    elif headers.get("transfer-encoding", "").lower() == "chunked":
+        while True:
+            size = int(stream.readline().split(b";")[0], 16)
+            if size == 0:
+                stream.readline()
+                break
+            body += stream.read(size)
+            stream.readline()
+    return method, target, headers, body
+
+
+def respond(sock, status, body, content_type="application/json"):
+    head = (
+        f"HTTP/1.1 {status} {'OK' if status == 200 else 'Not Found'}\r\n"
+        f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    sock.sendall(head.encode() + body)
+
+
+class Handler(socketserver.BaseRequestHandler):
+    def handle(self):
+        sock = self.request
+        stream = sock.makefile("rb")
+        while True:
+            try:
+                request = read_request(stream)
+            except (ConnectionError, ValueError):
+                return
+            if request is None:
+                return
+            method, target, _, body = request
+            parts = target.split("?")[0].strip("/").split("/")
+            kind, key = (parts + [""])[:2]
+            if kind == "count":
+                with lock:
+                    seen = counts.get("/".join(parts[1:]), 0)
+                respond(sock, 200, json.dumps({"count": seen}).encode())
+            elif kind == "truncated":
+                if count("truncated/" + key) == 1:
+                    head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100\r\n\r\n"
+                    sock.sendall(head.encode() + b"x" * 10)
+                    sock.shutdown(socket.SHUT_RDWR)
+                    return
+                respond(sock, 200, b"x" * 100, "application/octet-stream")
+            elif kind == "hold":
+                count("hold/" + key)
+                sock.settimeout(60)
+                try:
+                    while sock.recv(1024):
+                        pass
+                except OSError:
+                    pass
+                return
+            elif kind == "echo":
+                count("echo/" + key)
+                respond(sock, 200, body, "application/octet-stream")
+            else:
+                respond(sock, 404, b"{}")
+
+
+class Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 1024
+
+
+if __name__ == "__main__":
+    Server(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
