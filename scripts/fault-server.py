@@ -10,6 +10,8 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     GET  /hold/KEY         counted, then never answered: the connection is held until the client closes it
                            (or 60 s pass)
     ANY  /echo/KEY         200 with the request body, counted
+    ANY  /drop-reused/KEY  counted; answered when it is the first request on its connection, otherwise the
+                           connection is closed without an answer (a keep-alive connection the server dropped)
 Connections are kept alive between requests, as real servers do.
 """
 import json
@@ -54,10 +56,12 @@ def read_request(stream):
     return method, target, headers, body
 
 
-def respond(sock, status, body, content_type="application/json"):
+def respond(sock, status, body, content_type="application/json", close=False):
     head = (
         f"HTTP/1.1 {status} {'OK' if status == 200 else 'Not Found'}\r\n"
-        f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n"
+        f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
+        + ("Connection: close\r\n" if close else "")
+        + "\r\n"
     )
     sock.sendall(head.encode() + body)
 
@@ -66,14 +70,18 @@ class Handler(socketserver.BaseRequestHandler):
     def handle(self):
         sock = self.request
         stream = sock.makefile("rb")
+        served = 0
         while True:
+            served += 1
             try:
                 request = read_request(stream)
             except (ConnectionError, ValueError):
                 return
             if request is None:
                 return
-            method, target, _, body = request
+            method, target, headers, body = request
+            # As HTTP/1.1 servers do: a request that asks for it is answered with Connection: close, then closed.
+            closing = headers.get("connection", "").lower() == "close"
             parts = target.split("?")[0].strip("/").split("/")
             kind, key = (parts + [""])[:2]
             if kind == "count":
@@ -96,11 +104,20 @@ class Handler(socketserver.BaseRequestHandler):
                 except OSError:
                     pass
                 return
+            elif kind == "drop-reused":
+                count("drop-reused/" + key)
+                if served > 1:
+                    sock.shutdown(socket.SHUT_RDWR)
+                    return
+                respond(sock, 200, body, "application/octet-stream", closing)
             elif kind == "echo":
                 count("echo/" + key)
-                respond(sock, 200, body, "application/octet-stream")
+                respond(sock, 200, body, "application/octet-stream", closing)
             else:
                 respond(sock, 404, b"{}")
+            if closing:
+                sock.shutdown(socket.SHUT_RDWR)
+                return
 
 
 class Server(socketserver.ThreadingTCPServer):

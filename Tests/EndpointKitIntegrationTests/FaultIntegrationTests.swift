@@ -47,18 +47,25 @@ struct FaultIntegrationTests {
     func massCancellation() async throws {
         let key = UUID().uuidString
         let transport = URLSessionTransport()
-        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()), transport: transport)
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            transport: transport
+        )
         let probe = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
         let held = Endpoint<EndpointKinds.Public, Data>(path: "hold/\(key)")
         let perHost = URLSessionTransport.defaultConfiguration().httpMaximumConnectionsPerHost
 
-        let calls = (0..<300).map { _ in Task { () async throws(EndpointError) -> Data in try await client.response(for: held) } }
+        let calls = (0..<300).map { _ in
+            Task { () async throws(EndpointError) -> Data in try await client.response(for: held) }
+        }
         // The server's own count is the signal: as many as the transport lets through are held there.
         while try await probe.response(for: .arrivals("hold", key)).count < perHost { await Task.yield() }
         for call in calls { call.cancel() }
         var kinds: [EndpointError.Kind] = []
         for call in calls {
-            if case .failure(let error) = await call.result { kinds.append((error as? EndpointError)?.kind ?? .transportFailed) }
+            if case .failure(let error) = await call.result {
+                kinds.append((error as? EndpointError)?.kind ?? .transportFailed)
+            }
         }
         // A request through the same transport and host queue goes after anything still in line.
         _ = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)"))
@@ -67,5 +74,27 @@ struct FaultIntegrationTests {
         #expect(kinds.count == 300)
         #expect(kinds.allSatisfy { $0 == .cancelled })
         #expect(arrived == perHost)
+    }
+
+    @Test("A POST after a GET to the same host is sent once, even when the server drops reused connections")
+    func postIsSentOnce() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        var post = Endpoint<EndpointKinds.Public, Data>(
+            method: .post,
+            path: "drop-reused/\(key)",
+            body: DataBody(Data("once".utf8))
+        )
+        post.timeout = 10
+
+        _ = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)"))
+        let echoed = try await client.response(for: post)
+        _ = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)"))
+        let again = try await client.response(for: post)
+        let arrivals = try await client.response(for: .arrivals("drop-reused", key))
+
+        #expect(echoed == Data("once".utf8))
+        #expect(again == Data("once".utf8))
+        #expect(arrivals.count == 2, "each POST must reach the server exactly once")
     }
 }

@@ -15,7 +15,7 @@ import FoundationNetworking
 ///
 /// A failure is retried when it is a timeout or a transient transport failure (``EndpointError/isTransient``:
 /// the connection was refused, reset, or closed before the body was complete), and only for idempotent
-/// methods unless the policy says otherwise.
+/// methods or requests with an `Idempotency-Key` header (``IdempotencyKey``) unless the policy says otherwise.
 public struct Retry: Middleware {
     /// The policy for endpoints that set none.
     public var policy: RetryPolicy
@@ -37,7 +37,7 @@ public struct Retry: Middleware {
     {
         let policy = context.options.retryPolicy ?? self.policy
         let clock = self.clock ?? context.clock
-        guard policy.maxAttempts > 1, policy.allowsRetry(of: request.method), request.canBeSentAgain else {
+        guard policy.maxAttempts > 1, policy.allowsRetry(of: request), request.canBeSentAgain else {
             return try await next(request, context: context)
         }
         var context = context

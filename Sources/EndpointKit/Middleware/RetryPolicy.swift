@@ -27,7 +27,8 @@ public struct RetryPolicy: Sendable {
     public var jitter: Double
     /// Response statuses worth retrying.
     public var retryableStatuses: Set<Int>
-    /// Whether `POST`, `PATCH` and other non-idempotent methods are retried too.
+    /// Whether `POST`, `PATCH` and other non-idempotent methods are retried too, even without an
+    /// `Idempotency-Key` header; those with one (see ``IdempotencyKey``) are retried either way.
     public var retriesNonIdempotentMethods: Bool
     /// The longest `Retry-After` that is honoured; a response asking for a longer wait is returned as it is.
     public var maxRetryAfter: Duration
@@ -69,9 +70,10 @@ public struct RetryPolicy: Sendable {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Whether a request with `method` may be retried at all.
-    func allowsRetry(of method: HTTPMethod) -> Bool {
-        retriesNonIdempotentMethods || method.isIdempotent
+    /// Whether `request` may be retried at all: an idempotent method, or an `Idempotency-Key` header.
+    func allowsRetry(of request: TransportRequest) -> Bool {
+        retriesNonIdempotentMethods || request.method.isIdempotent
+            || request.headers.contains(IdempotencyKey.defaultHeader)
     }
 
     /// Whether a failure is worth retrying: a timeout or a transient transport failure, never a cancellation

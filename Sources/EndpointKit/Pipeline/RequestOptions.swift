@@ -41,6 +41,10 @@ extension RequestOptions {
         static let defaultValue = true
     }
 
+    private enum IdempotencyKeyedKey: RequestOptionKey {
+        static let defaultValue = true
+    }
+
     /// The retry policy for this endpoint instead of the ``Retry`` middleware's own, or `nil` for its own.
     public var retryPolicy: RetryPolicy? {
         get { self[RetryPolicyKey.self] }
@@ -51,6 +55,12 @@ extension RequestOptions {
     public var isThrottled: Bool {
         get { self[ThrottledKey.self] }
         set { self[ThrottledKey.self] = newValue }
+    }
+
+    /// Whether ``IdempotencyKey`` adds its header to this request; `true` unless set.
+    public var isIdempotencyKeyed: Bool {
+        get { self[IdempotencyKeyedKey.self] }
+        set { self[IdempotencyKeyedKey.self] = newValue }
     }
 
     /// Whether ``ExchangeLogging`` reports this request; `true` unless set.

@@ -28,10 +28,14 @@ import FoundationNetworking
 /// - **Request bodies**: in memory and file bodies are sent with a `Content-Length`; an `InputStream` body
 ///   chunked; a body of async chunks is first written to a temporary file (URLSession cannot read an async
 ///   sequence), so memory stays bounded, and the file is deleted when the transfer ends.
-/// - **Non-idempotent requests**: URLSession may itself send a request a second time when a reused
-///   keep-alive connection closes before any response (Linux and Apple platforms both do this); EndpointKit
-///   never retries a `POST` or `PATCH` unless you allow it, but it cannot stop URLSession's own resend. Use an
-///   `Idempotency-Key` header where the server supports one.
+/// - **Non-idempotent requests are sent once.** Linux URLSession (libcurl) silently sends a request again when
+///   the reused keep-alive connection it went out on closes without an answer, after stalling until the
+///   timeout: a `POST` reaches the server twice. So a `POST`, `PATCH` or other non-idempotent request without
+///   an `Idempotency-Key` header goes out on a fresh connection of its own (a second session whose requests
+///   carry `Connection: close`), which libcurl never resends; it costs a connection set-up (a TLS handshake
+///   for https) per such request. Turn it off with `sendsNonIdempotentRequestsOnFreshConnections: false`, or
+///   add ``IdempotencyKey`` so the server can recognise a repeat. Apple's URLSession decides about connection
+///   reuse itself and may ignore `Connection: close`; there the guarantee rests on an `Idempotency-Key`.
 /// - **Compressed responses** are inflated by URLSession before EndpointKit counts them: the response size
 ///   limit applies to the inflated bytes, and URLSession may inflate a chunk beyond it before the transfer
 ///   stops.
@@ -40,19 +44,37 @@ public final class URLSessionTransport: Transport {
     public let session: URLSession
     /// The delegate that streams bodies, when the transport owns its session.
     private let delegate: SessionDelegate?
+    /// The session for non-idempotent requests, each on a fresh connection, with its own delegate (task
+    /// identifiers are per session); `nil` when turned off or the session is yours.
+    private let fresh: (session: URLSession, delegate: SessionDelegate)?
     /// The line of requests waiting for a connection slot, per host, when the transport owns its session.
     private let queue: HostQueue?
 
     /// Creates a transport with its own session built from `configuration`.
     ///
-    /// - Parameter configuration: The session's configuration; ``defaultConfiguration()`` unless given. Its
-    ///   `httpMaximumConnectionsPerHost` also sets how many requests per host EndpointKit hands to the session
-    ///   at once.
-    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
+    /// - Parameters:
+    ///   - configuration: The session's configuration; ``defaultConfiguration()`` unless given. Its
+    ///     `httpMaximumConnectionsPerHost` also sets how many requests per host EndpointKit hands to URLSession
+    ///     at once.
+    ///   - sendsNonIdempotentRequestsOnFreshConnections: Whether a non-idempotent request without an
+    ///     `Idempotency-Key` header gets a connection of its own, so that URLSession never sends it twice;
+    ///     `true` unless given.
+    public init(
+        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+        sendsNonIdempotentRequestsOnFreshConnections: Bool = true
+    ) {
         let delegate = SessionDelegate()
         self.delegate = delegate
         queue = HostQueue(limit: max(1, configuration.httpMaximumConnectionsPerHost))
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        if sendsNonIdempotentRequestsOnFreshConnections {
+            let freshDelegate = SessionDelegate()
+            fresh = (
+                URLSession(configuration: configuration, delegate: freshDelegate, delegateQueue: nil), freshDelegate
+            )
+        } else {
+            fresh = nil
+        }
     }
 
     /// Creates a transport that sends through `session`, which you keep configuring and own.
@@ -63,11 +85,13 @@ public final class URLSessionTransport: Transport {
     public init(session: URLSession) {
         self.session = session
         self.delegate = nil
+        self.fresh = nil
         self.queue = nil
     }
 
     deinit {
         if delegate != nil { session.finishTasksAndInvalidate() }
+        fresh?.session.finishTasksAndInvalidate()
     }
 
     /// An ephemeral configuration without cookies or a URL cache.
@@ -87,7 +111,7 @@ public final class URLSessionTransport: Transport {
     /// Sends `request` and returns as soon as the response head arrives; the body streams from the network.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var urlRequest = Self.makeURLRequest(request)
-        guard let delegate, let queue else {
+        guard let pooledDelegate = delegate, let queue else {
             return try await sendThroughForeignSession(request, urlRequest)
         }
         let host = Origin(request.url).key
@@ -96,6 +120,8 @@ public final class URLSessionTransport: Transport {
         } catch {
             throw EndpointError(.cancelled, "the task was cancelled while waiting for a connection slot")
         }
+        let (session, delegate) = route(request) ?? (self.session, pooledDelegate)
+        if session !== self.session { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
         let spooledBody: URL?
         let task: URLSessionTask
         do {
@@ -133,6 +159,15 @@ public final class URLSessionTransport: Transport {
             if let spooledBody { try? FileManager.default.removeItem(at: spooledBody) }
         }
         return try await delegate.run(task, in: session, finished: finished)
+    }
+
+    /// The fresh-connection session for a non-idempotent request without an `Idempotency-Key`, or `nil` for the
+    /// pooled one.
+    private func route(_ request: TransportRequest) -> (URLSession, SessionDelegate)? {
+        guard let fresh, !request.method.isIdempotent, !request.headers.contains(IdempotencyKey.defaultHeader) else {
+            return nil
+        }
+        return fresh
     }
 
     /// A `URLRequest` for `request`, without its body.
