@@ -9,6 +9,7 @@ scripts/test-servers.sh start "$state"
 source "$state/env"
 swift build -c release --product EndpointKitBenchmarks
 bin=$(swift build -c release --show-bin-path)/EndpointKitBenchmarks
+"$bin" compare "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-10}"
 "$bin" request-building 100000
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 64
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 256

@@ -74,6 +74,12 @@ start() {
     echo_port=$(free_port)
     head -c 65536 /dev/urandom >"$state/www/random-64k.bin"
     echo '{"result": {"id": 7, "name": "static"}}' >"$state/www/item.json"
+    # {"result": User} of about 1 KB and 100 KB, for the URLSession comparison benchmark.
+    for size in 1024 102400; do
+        python3 -c 'import json, sys; n = int(sys.argv[1]); bio = "x" * (n - 90)
+print(json.dumps({"result": {"id": 1, "name": "Ada", "email": "ada@example.com", "bio": bio}}))' "$size" \
+            >"$state/www/user-$((size / 1024))k.json"
+    done
     chmod 644 "$state/www"/*.*
     local nginx_bin
     nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)

@@ -10,6 +10,7 @@ import FoundationNetworking
 //   endpointkit-benchmarks multipart-upload NGINX_URL [MEGABYTES]   peak memory of a streamed multipart upload
 //   endpointkit-benchmarks request-building [COUNT]                   URLRequests built per second
 //   endpointkit-benchmarks load HTTPBIN_URL [REQUESTS] [CONCURRENCY]  the full chain against httpbin
+//   endpointkit-benchmarks compare NGINX_URL [PAIRS]                  EndpointKit / raw URLSession ratios
 
 func peakResidentKilobytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
@@ -138,12 +139,25 @@ case "load":
         requests: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1_000,
         concurrency: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 64
     )
+case "compare":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks compare NGINX_URL [PAIRS]")
+        exit(64)
+    }
+    try await compare(baseURL: url, pairs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10)
+case "profile":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count >= 2, let url = URL(string: rest[1]) else {
+        print("usage: endpointkit-benchmarks profile kit|raw NGINX_URL [COUNT]")
+        exit(64)
+    }
+    try await profile(side: rest[0], baseURL: url, count: rest.dropFirst(2).first.flatMap { Int($0) } ?? 300)
 case "request-building":
     try requestBuilding(count: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 default:
     print(
         "usage: endpointkit-benchmarks multipart-upload NGINX_URL [MEGABYTES] | request-building [COUNT]"
-            + " | load HTTPBIN_URL [REQUESTS] [CONCURRENCY]"
+            + " | load HTTPBIN_URL [REQUESTS] [CONCURRENCY] | compare NGINX_URL [PAIRS]"
     )
     exit(64)
 }

@@ -24,6 +24,24 @@ final class AsyncSemaphore: Sendable {
 
     /// Takes a permit, waiting in line for one.
     func acquire() async throws {
+        // Fast path without a continuation: suspending and resuming at once still costs the task a trip
+        // through the executor.
+        if tryAcquire() { return }
+        try await acquireWaiting()
+    }
+
+    /// Takes a permit if one is free and nobody waits, without suspending.
+    func tryAcquire() -> Bool {
+        state.withLock { state in
+            guard state.available > 0, state.waiters.isEmpty, !Task.isCancelled else { return false }
+            state.available -= 1
+            state.inUse += 1
+            state.peakInUse = max(state.peakInUse, state.inUse)
+            return true
+        }
+    }
+
+    private func acquireWaiting() async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID

@@ -16,6 +16,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     private enum Storage: Sendable {
         case buffered(Data)
         case streamed(StreamedBody)
+        case channel(BodyChannelReader)
     }
 
     private let storage: Storage
@@ -39,6 +40,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
     ///   - chunks: The chunks, in order.
     public init(length: Int?, chunks: AsyncThrowingStream<Data, any Error>) {
         storage = .streamed(StreamedBody(chunks))
+        self.length = length
+    }
+
+    /// A body fed by ``URLSessionTransport``'s delegate through a channel.
+    init(length: Int?, channel: BodyChannel) {
+        storage = .channel(BodyChannelReader(channel))
         self.length = length
     }
 
@@ -66,6 +73,10 @@ public struct ResponseBody: AsyncSequence, Sendable {
             progress?(data.count)
             return data
         }
+        if case .channel(let reader) = storage, progress == nil {
+            guard reader.claim() else { throw Self.secondReader() }
+            return try await reader.channel.collect(upTo: limit)
+        }
         var data = Data()
         if let length { data.reserveCapacity(length) }
         for try await chunk in self {
@@ -76,7 +87,11 @@ public struct ResponseBody: AsyncSequence, Sendable {
         return data
     }
 
-    private static func tooLarge(limit: Int, announced: Int?) -> EndpointError {
+    static func secondReader() -> EndpointError {
+        EndpointError(.invalidRequest, "a streamed response body can be read only once")
+    }
+
+    static func tooLarge(limit: Int, announced: Int?) -> EndpointError {
         let announcement = announced.map { " (the server announced \($0) bytes)" } ?? ""
         return EndpointError(
             .responseTooLarge,
@@ -89,6 +104,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         switch storage {
         case .buffered(let data): Iterator(buffered: data)
         case .streamed(let body): Iterator(streamed: body.claim())
+        case .channel(let reader): Iterator(channel: reader)
         }
     }
 
@@ -96,6 +112,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         private var buffered: Data?
         private var streamed: AsyncThrowingStream<Data, any Error>.AsyncIterator?
+        private var channel: BodyChannelReader?
         private var isSecondReader = false
 
         init(buffered: Data) {
@@ -107,6 +124,11 @@ public struct ResponseBody: AsyncSequence, Sendable {
             isSecondReader = streamed == nil
         }
 
+        init(channel: BodyChannelReader) {
+            isSecondReader = !channel.claim()
+            self.channel = isSecondReader ? nil : channel
+        }
+
         /// The next chunk, or `nil` at the end of the body.
         public mutating func next() async throws -> Data? {
             if let chunk = buffered {
@@ -115,7 +137,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
             }
             if isSecondReader {
                 isSecondReader = false
-                throw EndpointError(.invalidRequest, "a streamed response body can be read only once")
+                throw ResponseBody.secondReader()
+            }
+            if let channel {
+                let chunk = try await channel.channel.next()
+                if chunk == nil { self.channel = nil }
+                return chunk
             }
             guard streamed != nil else { return nil }
             // An AsyncThrowingStream ends quietly when its reader is cancelled: say so, rather than hand back a

@@ -30,4 +30,17 @@ import Foundation
 public protocol Transport: Sendable {
     /// Sends `request` and returns the response head and its body, whatever the status.
     func send(_ request: TransportRequest) async throws -> TransportResponse
+
+    /// Whether the transport itself fails a request with ``EndpointError/Kind/timedOut`` once
+    /// ``TransportRequest/timeout`` has passed since `send` was called, its whole body included.
+    ///
+    /// When `true`, and the client runs on the system's `ContinuousClock`, ``EndpointClient`` starts no timer
+    /// of its own for the attempt (a timer task per request costs measurable time) and hands each hop the time
+    /// left instead. `false` unless a transport says otherwise.
+    var enforcesTimeout: Bool { get }
+}
+
+extension Transport {
+    /// `false`: ``EndpointClient`` enforces the deadline with a timer of its own.
+    public var enforcesTimeout: Bool { false }
 }

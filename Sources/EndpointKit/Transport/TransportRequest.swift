@@ -32,6 +32,10 @@ public struct TransportRequest: Sendable {
     public var timeout: Duration?
     /// The longest the transport may wait without receiving a byte, or `nil` for the transport's default.
     public var idleTimeout: Duration?
+    /// Set when the caller will read the whole body, up to this many bytes: a transport may then read it
+    /// itself before returning (``URLSessionTransport`` does, to wake the caller once instead of twice), failing
+    /// with ``EndpointError/Kind/responseTooLarge`` past the limit. `nil` when the caller streams the body.
+    public var wholeBodyLimit: Int?
 
     /// A file made for this call only (an assembled multipart body), deleted when the call is over.
     var temporaryBodyFile: URL?

@@ -5,78 +5,113 @@ import FoundationNetworking
 #endif
 
 extension URLSessionTransport {
-    /// The session-level delegate: it hands each task's response head to the caller as soon as it arrives,
-    /// streams the body into the caller's ``ResponseBody``, and declines every redirect so the 3xx reaches
+    /// The session-level delegate: it hands each task's response to its caller, streams or collects the
+    /// body, enforces the attempt's deadline, and declines every redirect so the 3xx reaches
     /// ``EndpointClient``, which follows it by its ``RedirectPolicy``.
     ///
     /// Everything goes through the session delegate because Linux URLSession never asks per-task delegates
-    /// about redirects, calls their data callbacks unreliably, and has no `bytes(for:)`.
+    /// about redirects, follows redirects by itself for tasks with a completion handler, calls per-task data
+    /// callbacks unreliably, and has no `bytes(for:)`.
     final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         /// One task's state. A class, so the delegate callbacks change it in place under the lock.
         private final class Exchange {
-            var head: CheckedContinuation<TransportResponse, any Error>?
-            let body: AsyncThrowingStream<Data, any Error>.Continuation
-            /// Held only until the head is delivered, so that a reader dropping the body ends the stream.
-            var stream: AsyncThrowingStream<Data, any Error>?
+            var caller: CheckedContinuation<TransportResponse, any Error>?
+            let body: BodyChannel
+            /// Set when the caller reads the whole body: it is collected here and handed over complete.
+            let wholeBodyLimit: Int?
             let finished: @Sendable () -> Void
+            var response: HTTPURLResponse?
+            var collected = Data()
             var announcedLength: Int?
             var received = 0
+            var deadline: DeadlineScheduler.Token?
 
             init(
-                head: CheckedContinuation<TransportResponse, any Error>,
+                caller: CheckedContinuation<TransportResponse, any Error>,
+                body: BodyChannel,
+                wholeBodyLimit: Int?,
                 finished: @escaping @Sendable () -> Void
             ) {
-                self.head = head
-                let (stream, body) = AsyncThrowingStream<Data, any Error>.makeStream()
-                self.stream = stream
+                self.caller = caller
                 self.body = body
+                self.wholeBodyLimit = wholeBodyLimit
                 self.finished = finished
             }
         }
 
         private let exchanges = Locked([Int: Exchange]())
 
-        /// Starts `task` and returns its response head; its body streams into the response's ``ResponseBody``.
+        /// Starts `task` and returns its response: as soon as the head arrives, with the body streaming into
+        /// the response's ``ResponseBody``; or, when `wholeBodyLimit` is set, once the whole body has arrived
+        /// (one wake-up of the caller instead of two), failing past the limit.
         ///
-        /// Cancelling the calling task before the head arrives releases the caller at once; the task is cancelled
-        /// afterwards on the session's delegate queue. Dropping or leaving the body cancels the task too.
-        /// `finished` runs once, when the task is over, whichever way it ends.
-        func run(_ task: URLSessionTask, in session: URLSession, finished: @escaping @Sendable () -> Void)
-            async throws -> TransportResponse
-        {
+        /// Cancelling the calling task before it returns releases the caller at once; the task is cancelled
+        /// afterwards on the session's delegate queue. Dropping or leaving a streamed body cancels the task
+        /// too. `timeout`, when set, fails the exchange with ``EndpointError/Kind/timedOut`` once it passes,
+        /// the body included. `finished` runs once, when the task is over, whichever way it ends.
+        func run(
+            _ task: URLSessionTask,
+            in session: URLSession,
+            wholeBodyLimit: Int?,
+            timeout: Duration?,
+            finished: @escaping @Sendable () -> Void
+        ) async throws -> TransportResponse {
             let id = task.taskIdentifier
             let queue = session.delegateQueue
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let exchange = Exchange(head: continuation, finished: finished)
-                    exchange.body.onTermination = { termination in
-                        if case .cancelled = termination { queue.addOperation { task.cancel() } }
-                    }
+                    let body = BodyChannel(stop: { queue.addOperation { task.cancel() } })
+                    let exchange = Exchange(
+                        caller: continuation,
+                        body: body,
+                        wholeBodyLimit: wholeBodyLimit,
+                        finished: finished
+                    )
                     let registered = exchanges.withLock { exchanges -> Bool in
                         if Task.isCancelled { return false }
                         exchanges[id] = exchange
                         return true
                     }
-                    if registered {
-                        task.resume()
-                    } else {
+                    guard registered else {
                         finished()
-                        continuation.resume(
-                            throwing: EndpointError(.cancelled, "the task was cancelled before sending")
-                        )
+                        continuation.resume(throwing: EndpointError(.cancelled, "the task was cancelled before sending"))
+                        return
                     }
+                    if let timeout {
+                        // One shared timer for every deadline: nothing wakes up unless one fires.
+                        let deadline = DeadlineScheduler.shared.schedule(after: timeout) { [weak self] in
+                            self?.expire(task, queue: queue, after: timeout)
+                        }
+                        exchanges.withLock { _ in exchange.deadline = deadline }
+                    }
+                    task.resume()
                 }
             } onCancel: {
-                let head = exchanges.withLock { exchanges -> CheckedContinuation<TransportResponse, any Error>? in
-                    defer { exchanges[id]?.head = nil }
-                    return exchanges[id]?.head
+                let caller = exchanges.withLock { exchanges -> CheckedContinuation<TransportResponse, any Error>? in
+                    defer { exchanges[id]?.caller = nil }
+                    return exchanges[id]?.caller
                 }
-                head?.resume(
+                caller?.resume(
                     throwing: EndpointError(.cancelled, "the task was cancelled while waiting for the response")
                 )
                 // Released first, torn down after: cancelling a URLSessionTask can take a while on Linux.
-                if head != nil { queue.addOperation { task.cancel() } }
+                if caller != nil { queue.addOperation { task.cancel() } }
             }
+        }
+
+        /// The deadline passed: fail whoever waits, then stop the task.
+        private func expire(_ task: URLSessionTask, queue: OperationQueue, after timeout: Duration) {
+            let (caller, body) = exchanges.withLock {
+                exchanges -> (CheckedContinuation<TransportResponse, any Error>?, BodyChannel?) in
+                guard let exchange = exchanges[task.taskIdentifier] else { return (nil, nil) }
+                defer { exchange.caller = nil }
+                return (exchange.caller, exchange.body)
+            }
+            guard caller != nil || body != nil else { return }
+            let error = EndpointError(.timedOut, "no complete response within the deadline of \(timeout)")
+            caller?.resume(throwing: error)
+            body?.finish(throwing: error)
+            queue.addOperation { task.cancel() }
         }
 
         func urlSession(
@@ -85,34 +120,61 @@ extension URLSessionTransport {
             didReceive response: URLResponse,
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
-            deliverHead(response, for: dataTask)
+            receive(response, for: dataTask)
             completionHandler(.allow)
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            let body = exchanges.withLock { exchanges -> AsyncThrowingStream<Data, any Error>.Continuation? in
-                guard let exchange = exchanges[dataTask.taskIdentifier] else { return nil }
-                exchange.received += data.count
-                return exchange.body
+            enum Action {
+                case none
+                case stream(BodyChannel)
+                case tooLarge(CheckedContinuation<TransportResponse, any Error>, Int)
             }
-            body?.yield(data)
+            let action = exchanges.withLock { exchanges -> Action in
+                guard let exchange = exchanges[dataTask.taskIdentifier] else { return .none }
+                exchange.received += data.count
+                guard let limit = exchange.wholeBodyLimit else { return .stream(exchange.body) }
+                guard let caller = exchange.caller else { return .none }
+                guard data.count <= limit - exchange.collected.count else {
+                    exchange.caller = nil
+                    return .tooLarge(caller, limit)
+                }
+                exchange.collected.append(data)
+                return .none
+            }
+            switch action {
+            case .none: break
+            case .stream(let body): body.yield(data)
+            case .tooLarge(let caller, let limit):
+                caller.resume(throwing: ResponseBody.tooLarge(limit: limit, announced: nil))
+                dataTask.cancel()
+            }
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            if error == nil, let response = task.response { deliverHead(response, for: task) }
+            if error == nil, let response = task.response { receive(response, for: task) }
             guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+            if let deadline = exchange.deadline { DeadlineScheduler.shared.cancel(deadline) }
             defer { exchange.finished() }
-            if let head = exchange.head {
-                head.resume(throwing: URLSessionTransport.endpointError(from: error, afterHead: false))
-                exchange.body.finish()
-            } else if let error {
-                exchange.body.finish(throwing: URLSessionTransport.endpointError(from: error, afterHead: true))
+            let failure: EndpointError?
+            if let error {
+                failure = URLSessionTransport.endpointError(from: error, afterHead: exchange.response != nil)
             } else if let announced = exchange.announcedLength, exchange.received < announced {
-                exchange.body.finish(
-                    throwing: URLSessionTransport.truncated(received: exchange.received, announced: announced)
-                )
+                failure = URLSessionTransport.truncated(received: exchange.received, announced: announced)
             } else {
-                exchange.body.finish()
+                failure = nil
+            }
+            if let caller = exchange.caller {
+                if let failure {
+                    caller.resume(throwing: failure)
+                } else if let response = exchange.response {
+                    caller.resume(returning: Self.transportResponse(response, body: ResponseBody(exchange.collected)))
+                } else {
+                    caller.resume(throwing: EndpointError(.transportFailed, "the response is not an HTTP response"))
+                }
+                exchange.body.finish(throwing: nil)
+            } else {
+                exchange.body.finish(throwing: failure)
             }
         }
 
@@ -126,34 +188,51 @@ extension URLSessionTransport {
             completionHandler(nil)
         }
 
-        /// Resumes the caller waiting for `task`'s head, once.
-        private func deliverHead(_ response: URLResponse, for task: URLSessionTask) {
-            let delivery = exchanges.withLock {
-                exchanges -> (
-                    CheckedContinuation<TransportResponse, any Error>, AsyncThrowingStream<Data, any Error>, Int?
-                )? in
-                guard let exchange = exchanges[task.taskIdentifier], let head = exchange.head,
-                    let stream = exchange.stream
-                else { return nil }
-                exchange.head = nil
-                exchange.stream = nil
-                if let http = response as? HTTPURLResponse {
-                    exchange.announcedLength = URLSessionTransport.announcedLength(of: http, for: task)
+        /// Takes in `task`'s response head, once: a streaming caller gets it now, a collecting one keeps
+        /// waiting unless the announced length already passes its limit.
+        private func receive(_ response: URLResponse, for task: URLSessionTask) {
+            enum Action {
+                case none
+                case deliver(CheckedContinuation<TransportResponse, any Error>, TransportResponse)
+                case fail(CheckedContinuation<TransportResponse, any Error>, EndpointError)
+            }
+            let action = exchanges.withLock { exchanges -> Action in
+                guard let exchange = exchanges[task.taskIdentifier], exchange.response == nil,
+                    let caller = exchange.caller
+                else { return .none }
+                guard let http = response as? HTTPURLResponse else {
+                    exchange.caller = nil
+                    return .fail(caller, EndpointError(.transportFailed, "the response is not an HTTP response"))
                 }
-                return (head, stream, exchange.announcedLength)
-            }
-            guard let (head, stream, length) = delivery else { return }
-            guard let http = response as? HTTPURLResponse else {
-                head.resume(throwing: EndpointError(.transportFailed, "the response is not an HTTP response"))
-                return
-            }
-            head.resume(
-                returning: TransportResponse(
-                    statusCode: http.statusCode,
-                    headers: URLSessionTransport.headers(of: http),
-                    url: http.url,
-                    body: ResponseBody(length: length, chunks: stream)
+                exchange.response = http
+                let length = URLSessionTransport.announcedLength(of: http, for: task)
+                exchange.announcedLength = length
+                if let limit = exchange.wholeBodyLimit {
+                    guard let length, length > limit else { return .none }
+                    exchange.caller = nil
+                    return .fail(caller, ResponseBody.tooLarge(limit: limit, announced: length))
+                }
+                exchange.caller = nil
+                return .deliver(
+                    caller,
+                    Self.transportResponse(http, body: ResponseBody(length: length, channel: exchange.body))
                 )
+            }
+            switch action {
+            case .none: break
+            case .deliver(let caller, let response): caller.resume(returning: response)
+            case .fail(let caller, let error):
+                caller.resume(throwing: error)
+                task.cancel()
+            }
+        }
+
+        private static func transportResponse(_ http: HTTPURLResponse, body: ResponseBody) -> TransportResponse {
+            TransportResponse(
+                statusCode: http.statusCode,
+                headers: URLSessionTransport.headers(of: http),
+                url: http.url,
+                body: body
             )
         }
     }

@@ -108,7 +108,12 @@ public final class URLSessionTransport: Transport {
         return configuration
     }
 
-    /// Sends `request` and returns as soon as the response head arrives; the body streams from the network.
+    /// `true` for a transport that owns its session: each exchange has an exact timer of its own for
+    /// ``TransportRequest/timeout``, the body included; a session you pass has none.
+    public var enforcesTimeout: Bool { delegate != nil }
+
+    /// Sends `request` and returns as soon as the response head arrives, the body streaming from the network;
+    /// or, when ``TransportRequest/wholeBodyLimit`` is set, once the whole body has arrived.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var urlRequest = Self.makeURLRequest(request)
         guard let pooledDelegate = delegate, let queue else {
@@ -158,7 +163,13 @@ public final class URLSessionTransport: Transport {
             queue.release(host)
             if let spooledBody { try? FileManager.default.removeItem(at: spooledBody) }
         }
-        return try await delegate.run(task, in: session, finished: finished)
+        return try await delegate.run(
+            task,
+            in: session,
+            wholeBodyLimit: request.wholeBodyLimit,
+            timeout: request.timeout,
+            finished: finished
+        )
     }
 
     /// The fresh-connection session for a non-idempotent request without an `Idempotency-Key`, or `nil` for the

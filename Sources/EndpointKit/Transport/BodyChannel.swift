@@ -1,0 +1,184 @@
+import Foundation
+
+/// A response body handed from a transport's callbacks to one reader, chunk by chunk or collected whole.
+///
+/// It exists so that collecting a body costs one wake-up of the reader, when the body is complete, instead of
+/// one per chunk as an `AsyncThrowingStream` would; and so that the size limit is enforced as bytes arrive,
+/// on the transport's thread, even before the reader asks. The producer calls ``yield(_:)`` and
+/// ``finish(throwing:)``; `stop` is called once when the reader leaves early, to stop the transfer.
+final class BodyChannel: Sendable {
+    private struct State {
+        var pending: [Data] = []
+        var collected = Data()
+        var isFinished = false
+        var failure: (any Error)?
+        var isStopped = false
+        var waiter: CheckedContinuation<Data?, any Error>?
+        var collector: (limit: Int, continuation: CheckedContinuation<Data, any Error>)?
+    }
+
+    private let state = Locked(State())
+    private let stop: @Sendable () -> Void
+
+    init(stop: @escaping @Sendable () -> Void) { self.stop = stop }
+
+    // MARK: Producer
+
+    /// Hands a chunk to the reader.
+    func yield(_ data: Data) {
+        enum Action {
+            case none
+            case resume(CheckedContinuation<Data?, any Error>)
+            case tooLarge(CheckedContinuation<Data, any Error>, Int)
+        }
+        let action = state.withLock { state -> Action in
+            guard !state.isFinished, !state.isStopped else { return .none }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return .resume(waiter)
+            }
+            if let collector = state.collector {
+                guard data.count <= collector.limit - state.collected.count else {
+                    state.collector = nil
+                    state.isStopped = true
+                    return .tooLarge(collector.continuation, collector.limit)
+                }
+                state.collected.append(data)
+                return .none
+            }
+            state.pending.append(data)
+            return .none
+        }
+        switch action {
+        case .none: break
+        case .resume(let waiter): waiter.resume(returning: data)
+        case .tooLarge(let collector, let limit):
+            collector.resume(throwing: ResponseBody.tooLarge(limit: limit, announced: nil))
+            stop()
+        }
+    }
+
+    /// Ends the body, complete when `error` is `nil`.
+    func finish(throwing error: (any Error)?) {
+        let (waiter, collector, collected) = state.withLock {
+            state -> (CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, Data) in
+            guard !state.isFinished else { return (nil, nil, Data()) }
+            state.isFinished = true
+            state.failure = error
+            defer {
+                state.waiter = nil
+                state.collector = nil
+                state.collected = Data()
+            }
+            return (state.waiter, state.collector?.continuation, state.collected)
+        }
+        if let error {
+            waiter?.resume(throwing: error)
+            collector?.resume(throwing: error)
+        } else {
+            waiter?.resume(returning: nil)
+            collector?.resume(returning: collected)
+        }
+    }
+
+    // MARK: Reader
+
+    /// The next chunk, or `nil` at the end of the body.
+    func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Data?, any Error>) in
+                let ready = state.withLock { state -> Result<Data?, any Error>? in
+                    if Task.isCancelled || state.isStopped { return .failure(Self.cancelled()) }
+                    if !state.pending.isEmpty { return .success(state.pending.removeFirst()) }
+                    if state.isFinished { return state.failure.map { .failure($0) } ?? .success(nil) }
+                    state.waiter = waiter
+                    return nil
+                }
+                if let ready { waiter.resume(with: ready) }
+            }
+        } onCancel: {
+            leave()
+        }
+    }
+
+    /// The whole body, failing as soon as it passes `limit` bytes.
+    func collect(upTo limit: Int) async throws -> Data {
+        // A body that is already complete is taken without suspending.
+        let complete = state.withLock { state -> Result<Data, any Error>? in
+            guard state.isFinished, !state.isStopped else { return nil }
+            if let failure = state.failure { return .failure(failure) }
+            let size = state.pending.reduce(0) { $0 + $1.count }
+            guard size <= limit else { return .failure(ResponseBody.tooLarge(limit: limit, announced: nil)) }
+            var data = Data(capacity: size)
+            for chunk in state.pending { data.append(chunk) }
+            state.pending = []
+            return .success(data)
+        }
+        if let complete { return try complete.get() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (collector: CheckedContinuation<Data, any Error>) in
+                let ready = state.withLock { state -> Result<Data, any Error>? in
+                    if Task.isCancelled || state.isStopped { return .failure(Self.cancelled()) }
+                    let size = state.pending.reduce(0) { $0 + $1.count }
+                    if size > limit {
+                        state.isStopped = true
+                        return .failure(ResponseBody.tooLarge(limit: limit, announced: nil))
+                    }
+                    var data = Data(capacity: size)
+                    for chunk in state.pending { data.append(chunk) }
+                    state.pending = []
+                    if state.isFinished { return state.failure.map { .failure($0) } ?? .success(data) }
+                    state.collected = data
+                    state.collector = (limit, collector)
+                    return nil
+                }
+                guard let ready else { return }
+                if case .failure(let error as EndpointError) = ready, error.kind == .responseTooLarge { stop() }
+                collector.resume(with: ready)
+            }
+        } onCancel: {
+            leave()
+        }
+    }
+
+    /// The reader left before the end: wake whoever waits with `cancelled`, and stop the transfer.
+    func leave() {
+        let (waiter, collector, shouldStop) = state.withLock {
+            state -> (CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, Bool) in
+            guard !state.isStopped else { return (nil, nil, false) }
+            state.isStopped = true
+            defer {
+                state.waiter = nil
+                state.collector = nil
+                state.pending = []
+                state.collected = Data()
+            }
+            return (state.waiter, state.collector?.continuation, !state.isFinished)
+        }
+        waiter?.resume(throwing: Self.cancelled())
+        collector?.resume(throwing: Self.cancelled())
+        if shouldStop { stop() }
+    }
+
+    private static func cancelled() -> EndpointError {
+        EndpointError(.cancelled, "the task was cancelled while the body was read")
+    }
+}
+
+/// The reader's handle on a ``BodyChannel``: when the last copy of a body is dropped unread, the transfer stops.
+final class BodyChannelReader: Sendable {
+    let channel: BodyChannel
+    private let claimed = Locked(false)
+
+    init(_ channel: BodyChannel) { self.channel = channel }
+
+    /// Whether this is the first reader; a streamed body can be read once.
+    func claim() -> Bool {
+        claimed.withLock { claimed in
+            defer { claimed = true }
+            return !claimed
+        }
+    }
+
+    deinit { channel.leave() }
+}
