@@ -133,8 +133,20 @@ func compare(baseURL: URL, pairs: Int) async throws {
     let only = ProcessInfo.processInfo.environment["EK_CASE"].flatMap(Int.init)
     let allCases = [
         ComparisonCase(name: "1 KB, sequential", file: "user-1k.json", count: 400, concurrency: 1, pipeline: false),
-        ComparisonCase(name: "1 KB, 16 concurrent", file: "user-1k.json", count: 2_000, concurrency: 16, pipeline: false),
-        ComparisonCase(name: "100 KB, 16 concurrent", file: "user-100k.json", count: 400, concurrency: 16, pipeline: false),
+        ComparisonCase(
+            name: "1 KB, 16 concurrent",
+            file: "user-1k.json",
+            count: 2_000,
+            concurrency: 16,
+            pipeline: false
+        ),
+        ComparisonCase(
+            name: "100 KB, 16 concurrent",
+            file: "user-100k.json",
+            count: 400,
+            concurrency: 16,
+            pipeline: false
+        ),
         ComparisonCase(
             name: "1 KB, 16 concurrent, README pipeline",
             file: "user-1k.json",
@@ -184,7 +196,12 @@ func compare(baseURL: URL, pairs: Int) async throws {
         } else {
             var defaults = RequestDefaults()
             if ProcessInfo.processInfo.environment["EK_NO_DEADLINE"] != nil { defaults.timeout = .infinity }
-            client = EndpointClient(environment: environment, transport: transport, envelope: .networkResponse, defaults: defaults)
+            client = EndpointClient(
+                environment: environment,
+                transport: transport,
+                envelope: .networkResponse,
+                defaults: defaults
+            )
         }
         let file = benchCase.file
         let isPipeline = benchCase.pipeline

@@ -106,7 +106,17 @@ extension Endpoint {
         {
             request.idleTimeout = .milliseconds(Int((idle * 1000).rounded(.up)))
         }
-        try Kind.prepare(into: &request, with: requestData, invalid: invalid)
+        do {
+            try Kind.prepare(&request, with: requestData)
+        } catch {
+            throw invalid("\(Kind.self) refused the request: \(error)", error)
+        }
+        // A kind writes what it likes: its headers are checked here, and every hop's again before sending.
+        for field in request.headers {
+            if let problem = HTTPHeaders.problem(name: field.name.rawValue, value: field.value) {
+                throw invalid(problem)
+            }
+        }
         return request
     }
 

@@ -3,12 +3,10 @@ extension HTTPHeaders {
     public struct Name: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
         /// The name as written.
         public let rawValue: String
-        private let canonical: String
 
         /// Creates a name, sent exactly as written.
         public init(_ rawValue: String) {
             self.rawValue = rawValue
-            self.canonical = rawValue.lowercased()
         }
 
         /// Creates a name from a string literal such as `"X-Request-ID"`.
@@ -17,23 +15,37 @@ extension HTTPHeaders {
         /// The name as written.
         public var description: String { rawValue }
 
-        /// Whether two names are the same header.
-        public static func == (lhs: Name, rhs: Name) -> Bool { lhs.canonical == rhs.canonical }
+        /// Whether two names are the same header: equal but for ASCII case.
+        public static func == (lhs: Name, rhs: Name) -> Bool {
+            // Compared byte by byte without building lowercased copies: names are compared on every request.
+            let left = lhs.rawValue.utf8
+            let right = rhs.rawValue.utf8
+            guard left.count == right.count else { return false }
+            for (a, b) in zip(left, right) where a != b && Self.folded(a) != Self.folded(b) { return false }
+            return true
+        }
 
-        /// Hashes the name without regard to case.
-        public func hash(into hasher: inout Hasher) { hasher.combine(canonical) }
+        /// Hashes the name without regard to ASCII case.
+        public func hash(into hasher: inout Hasher) {
+            for byte in rawValue.utf8 { hasher.combine(Self.folded(byte)) }
+            hasher.combine(rawValue.utf8.count)
+        }
+
+        private static func folded(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+        }
 
         /// Whether values under this name are credentials, redacted in descriptions, logs and cURL output.
-        public var isSensitive: Bool { Self.sensitiveNames.contains(canonical) }
+        public var isSensitive: Bool { Self.sensitiveNames.contains(self) }
 
         /// Whether only the transport may set this header.
-        var isManagedByTransport: Bool { Self.managedNames.contains(canonical) }
+        var isManagedByTransport: Bool { Self.managedNames.contains(self) }
 
-        private static let sensitiveNames: Set<String> = [
+        private static let sensitiveNames: Set<Name> = [
             "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token",
             "x-csrf-token", "x-xsrf-token",
         ]
-        private static let managedNames: Set<String> = [
+        private static let managedNames: Set<Name> = [
             "host", "content-length", "transfer-encoding", "connection", "te", "upgrade", "expect", "keep-alive",
         ]
 

@@ -40,7 +40,8 @@ final class DeadlineScheduler: @unchecked Sendable {
 
     /// Calls `fire` once `delay` has passed, unless cancelled first.
     func schedule(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> Token {
-        let nanoseconds = UInt64(max(0, delay.components.seconds)) * 1_000_000_000
+        let nanoseconds =
+            UInt64(max(0, delay.components.seconds)) * 1_000_000_000
             + UInt64(max(0, delay.components.attoseconds) / 1_000_000_000)
         let due = DispatchTime.now().uptimeNanoseconds + nanoseconds
         let bucket = (due + Self.bucketNanoseconds - 1) / Self.bucketNanoseconds
@@ -73,7 +74,10 @@ final class DeadlineScheduler: @unchecked Sendable {
     }
 
     private func arm(_ bucket: UInt64) {
-        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: bucket * Self.bucketNanoseconds), leeway: .milliseconds(1))
+        timer.schedule(
+            deadline: DispatchTime(uptimeNanoseconds: bucket * Self.bucketNanoseconds),
+            leeway: .milliseconds(1)
+        )
     }
 
     private func fireDue() {

@@ -10,11 +10,7 @@ extension EndpointKind {
     ///
     /// Header order and repeated names survive for every field the kind left alone; a field it set or changed
     /// is taken as the kind wrote it.
-    static func prepare(
-        into request: inout TransportRequest,
-        with data: RequestData,
-        invalid: (String, (any Error)?) -> EndpointError
-    ) throws(EndpointError) {
+    static func prepareThroughURLRequest(_ request: inout TransportRequest, with data: RequestData) throws {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         var joined: [HTTPHeaders.Name: String] = [:]
@@ -25,15 +21,11 @@ extension EndpointKind {
         }
         let originalBody = request.body?.data
         urlRequest.httpBody = originalBody
-        do {
-            try prepare(&urlRequest, with: data)
-        } catch {
-            throw invalid("\(Self.self) refused the request: \(error)", error)
-        }
+        try prepare(&urlRequest, with: data)
 
         if let url = urlRequest.url, url != request.url {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-                throw invalid("\(Self.self) set a URL that is not an absolute http or https URL", nil)
+                throw PreparationError(description: "it set a URL that is not an absolute http or https URL")
             }
             request.url = url
         }
@@ -56,14 +48,14 @@ extension EndpointKind {
         where joined[name] == nil {
             headers.add(entry.value, for: HTTPHeaders.Name(entry.name))
         }
-        for field in headers {
-            if let problem = HTTPHeaders.problem(name: field.name.rawValue, value: field.value) {
-                throw invalid(problem, nil)
-            }
-        }
         request.headers = headers
         if urlRequest.httpBody != originalBody {
             request.body = urlRequest.httpBody.map { .data($0) }
         }
     }
+}
+
+/// What the client reports when a kind's preparation leaves the request unusable.
+struct PreparationError: Error, CustomStringConvertible {
+    var description: String
 }

@@ -26,6 +26,13 @@ public protocol EndpointKind: Sendable {
     /// the client reports a thrown error as ``EndpointError/Kind/invalidRequest``.
     static func prepare(_ request: inout URLRequest, with data: RequestData) throws
 
+    /// Applies `data` to the typed request the client sends.
+    ///
+    /// The default hands a `URLRequest` to ``prepare(_:with:)-(URLRequest,_)`` and takes back what it changed
+    /// (method, URL, headers, an in-memory body); implement this one too to skip that conversion. The kinds
+    /// EndpointKit ships do.
+    static func prepare(_ request: inout TransportRequest, with data: RequestData) throws
+
     /// Whether a middleware such as ``BearerAuthentication`` must add credentials before sending; `false`
     /// unless a kind says otherwise. A client whose chain adds no `Authorization` header to such a request
     /// refuses to send it.
@@ -35,6 +42,11 @@ public protocol EndpointKind: Sendable {
 extension EndpointKind {
     /// `false`: the kind's own request data is all the request needs.
     public static var requiresAuthentication: Bool { false }
+
+    /// Prepares `request` through a `URLRequest` and ``prepare(_:with:)-(URLRequest,_)``.
+    public static func prepare(_ request: inout TransportRequest, with data: RequestData) throws {
+        try prepareThroughURLRequest(&request, with: data)
+    }
 }
 
 /// The kinds EndpointKit ships; write your own by conforming a caseless enum to ``EndpointKind``.

@@ -16,6 +16,9 @@ extension EndpointKinds {
         /// Leaves the request as it is; the middleware adds `Authorization`.
         public static func prepare(_ request: inout URLRequest, with _: Void) {}
 
+        /// Leaves the request as it is; the middleware adds `Authorization`.
+        public static func prepare(_ request: inout TransportRequest, with _: Void) {}
+
         /// `true`: a middleware must add the credentials.
         public static var requiresAuthentication: Bool { true }
     }

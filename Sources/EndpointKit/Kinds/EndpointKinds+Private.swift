@@ -18,5 +18,13 @@ extension EndpointKinds {
             }
             request.setValue("Bearer \(token.value)", forHTTPHeaderField: "Authorization")
         }
+
+        /// Sets `Authorization: Bearer <token>` on the typed request; a token a header cannot carry throws.
+        public static func prepare(_ request: inout TransportRequest, with token: AccessToken) throws {
+            if let problem = HTTPHeaders.problem(name: "Authorization", value: token.value) {
+                throw AccessToken.InvalidTokenError(reason: problem)
+            }
+            request.headers[.authorization] = "Bearer \(token.value)"
+        }
     }
 }

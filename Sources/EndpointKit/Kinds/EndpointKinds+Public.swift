@@ -9,5 +9,8 @@ extension EndpointKinds {
     public enum Public: EndpointKind {
         /// Leaves the request as the endpoint built it.
         public static func prepare(_ request: inout URLRequest, with _: Void) {}
+
+        /// Leaves the request as the endpoint built it.
+        public static func prepare(_ request: inout TransportRequest, with _: Void) {}
     }
 }

@@ -153,7 +153,13 @@ extension EndpointClient {
             // The transport times each hop exactly; no timer task of our own, which costs a measurable share of a
             // fast request. Each hop gets the time left of the one deadline.
             let deadline = ContinuousClock.now + timeout
-            return try await followingRedirects(request, context: context, attempt: number, body: body, deadline: deadline)
+            return try await followingRedirects(
+                request,
+                context: context,
+                attempt: number,
+                body: body,
+                deadline: deadline
+            )
         }
         let clock = context.clock
         return try await withThrowingTaskGroup(of: TransportResponse?.self) { group in

@@ -74,7 +74,9 @@ extension URLSessionTransport {
                     }
                     guard registered else {
                         finished()
-                        continuation.resume(throwing: EndpointError(.cancelled, "the task was cancelled before sending"))
+                        continuation.resume(
+                            throwing: EndpointError(.cancelled, "the task was cancelled before sending")
+                        )
                         return
                     }
                     if let timeout {
