@@ -271,12 +271,62 @@ func profile(side: String, baseURL: URL, count: Int) async throws {
     } else {
         var defaults = RequestDefaults()
         if ProcessInfo.processInfo.environment["EK_NO_DEADLINE"] != nil { defaults.timeout = .infinity }
+        let fresh = ProcessInfo.processInfo.environment["EK_NO_FRESH"] == nil
         let client = EndpointClient(
             environment: ServerEnvironment(baseURL: baseURL),
-            transport: URLSessionTransport(configuration: configuration),
+            transport: URLSessionTransport(
+                configuration: configuration,
+                sendsNonIdempotentRequestsOnFreshConnections: fresh
+            ),
             envelope: .networkResponse,
             defaults: defaults
         )
         for _ in 0..<count { _ = try await client.response(for: .benchUser("user-1k.json")) }
     }
+}
+
+/// Answers every request at once with the same body: what EndpointKit itself costs per call, without a network.
+struct InstantTransport: Transport {
+    let body: Data
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        TransportResponse(statusCode: 200, headers: [.contentType: "application/json"], url: request.url, data: body)
+    }
+}
+
+/// Microseconds per call through EndpointKit with an instant transport, against decoding the same body alone.
+func pipelineCost(baseURL: URL, count: Int) async throws {
+    let body = try Data(contentsOf: baseURL)
+    let decoder = JSONDecoder()
+    let clock = ContinuousClock()
+    var start = clock.now
+    for _ in 0..<count { _ = try decoder.decode(Envelope<BenchUser>.self, from: body) }
+    let decodeOnly = clock.now - start
+    guard let api = URL(string: "https://api.example.com/v1") else { return }
+    let plain = EndpointClient(
+        environment: ServerEnvironment(baseURL: api),
+        transport: InstantTransport(body: body),
+        envelope: .networkResponse
+    )
+    start = clock.now
+    for _ in 0..<count { _ = try await plain.response(for: .benchUser("user-1k.json")) }
+    let kit = clock.now - start
+    let auth = BearerAuthentication(token: { AccessToken("bench-token") }, refresh: { $0 })
+    let full = EndpointClient(
+        environment: ServerEnvironment(baseURL: api),
+        transport: InstantTransport(body: body),
+        envelope: .networkResponse,
+        middleware: [auth, Retry(), Throttle(maxConcurrent: 16), ExchangeLogging { _ in }],
+        validators: [.errorEnvelope(BenchAPIError.self)]
+    )
+    start = clock.now
+    for _ in 0..<count { _ = try await full.response(for: .authenticatedBenchUser("user-1k.json")) }
+    let pipeline = clock.now - start
+    func micro(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return String(format: "%.1f µs", seconds * 1e6 / Double(count))
+    }
+    print("pipeline-cost: \(count) calls with an instant transport, per call")
+    print("  decoding the body alone:         \(micro(decodeOnly))")
+    print("  EndpointClient, no middleware:   \(micro(kit))")
+    print("  EndpointClient, README pipeline: \(micro(pipeline))")
 }

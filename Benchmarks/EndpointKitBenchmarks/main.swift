@@ -145,6 +145,15 @@ case "compare":
         exit(64)
     }
     try await compare(baseURL: url, pairs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10)
+case "pipeline-cost":
+    guard let path = arguments.dropFirst().first else {
+        print("usage: endpointkit-benchmarks pipeline-cost JSON_FILE [COUNT]")
+        exit(64)
+    }
+    try await pipelineCost(
+        baseURL: URL(fileURLWithPath: path),
+        count: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 20_000
+    )
 case "profile":
     let rest = Array(arguments.dropFirst())
     guard rest.count >= 2, let url = URL(string: rest[1]) else {

@@ -161,6 +161,11 @@ extension EndpointClient {
                 deadline: deadline
             )
         }
+        if context.clock is ContinuousClock {
+            return try await runUnderSharedTimer(timeout: timeout, seconds: context.timeout) {
+                try await followingRedirects(request, context: context, attempt: number, body: body, deadline: nil)
+            }
+        }
         let clock = context.clock
         return try await withThrowingTaskGroup(of: TransportResponse?.self) { group in
             group.addTask {
@@ -175,6 +180,33 @@ extension EndpointClient {
                 throw EndpointError(.timedOut, "no complete response within the deadline of \(context.timeout) s")
             }
             return response
+        }
+    }
+
+    /// Runs `work` in a task of its own that the shared deadline timer cancels when `timeout` passes: one task
+    /// instead of a group with a sleeping timer task, which arms a system timer per request.
+    private func runUnderSharedTimer(
+        timeout: Duration,
+        seconds: TimeInterval,
+        _ work: @escaping @Sendable () async throws -> TransportResponse
+    ) async throws -> TransportResponse {
+        // Awaited below and cancelled with the caller: not fire-and-forget.
+        let task = Task { try await work() }
+        let expired = Locked(false)
+        let token = DeadlineScheduler.shared.schedule(after: timeout) {
+            expired.withLock { $0 = true }
+            task.cancel()
+        }
+        defer { DeadlineScheduler.shared.cancel(token) }
+        do {
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            guard expired.withLock({ $0 }) else { throw error }
+            throw EndpointError(.timedOut, "no complete response within the deadline of \(seconds) s")
         }
     }
 

@@ -162,6 +162,22 @@ struct PipelineTests {
         }
     }
 
+    @Test("On the system clock, a transport that never answers is stopped by the shared deadline timer as timedOut")
+    func sharedTimerDeadline() async throws {
+        let transport = StubTransport { _ in
+            await Gate().wait()  // never opened: only the deadline can end this
+            throw CancellationError()
+        }
+        var defaults = RequestDefaults()
+        defaults.timeout = 0.05
+        let client = EndpointClient(environment: Fixture.environment, transport: transport, defaults: defaults)
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
+
+        #expect(error.kind == .timedOut)
+        #expect(error.attempts == 1)
+    }
+
     @Test("A validator's send-again is an attempt like a retry's: counted, observed and in the error")
     func validatorRetriesCountAsAttempts() async throws {
         let log = EventLog()
