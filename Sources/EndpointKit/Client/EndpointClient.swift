@@ -122,21 +122,21 @@ public struct EndpointClient: Sendable {
         request: TransportRequest,
         call: CallState?
     ) throws(EndpointError) -> Response {
-        let summary = self.summary(of: request, call: call)
         do throws(EndpointError) {
             let value = try ResponseDecoding.decode(
                 Response.self,
                 from: response,
                 envelope: endpoint.envelope ?? envelope,
                 decoder: endpoint.decoder ?? responseDecoder,
-                request: summary
+                request: { summary(of: request, call: call) }
             )
-            call?.emit(.decoded(request: summary, type: "\(Response.self)", error: nil))
+            // Redacting the URL costs a parse: done only when an observer listens.
+            call?.emit(.decoded(request: summary(of: request, call: call), type: "\(Response.self)", error: nil))
             return value
         } catch {
             var error = error
             if let count = call?.attemptCount, count > 0 { error.attempts = count }
-            call?.emit(.decoded(request: summary, type: "\(Response.self)", error: error))
+            call?.emit(.decoded(request: summary(of: request, call: call), type: "\(Response.self)", error: error))
             throw error
         }
     }

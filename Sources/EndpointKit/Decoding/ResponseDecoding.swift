@@ -13,7 +13,7 @@ enum ResponseDecoding {
         from response: TransportResponse,
         envelope: ResponseEnvelope,
         decoder: JSONDecoder,
-        request: RequestSummary
+        request: () -> RequestSummary
     ) throws(EndpointError) -> Response {
         if let empty = EmptyResponse() as? Response { return empty }
         let body = response.bufferedBody
@@ -22,7 +22,7 @@ enum ResponseDecoding {
             EndpointError(
                 .decodingFailed,
                 message,
-                request: request,
+                request: request(),
                 statusCode: response.statusCode,
                 responseHeaders: response.headers,
                 body: body,

@@ -130,30 +130,37 @@ extension Endpoint {
                 request: RequestSummary(method: method, redactedURL: Redaction.redactedString(for: base))
             )
         }
-        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false),
-            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = components.host, !host.isEmpty
+        guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = base.host, !host.isEmpty
         else {
             throw invalid("the base URL must be an absolute http or https URL with a host")
         }
         if let problem = path.problem { throw invalid("invalid path \"\(path)\": \(problem)") }
 
-        var basePath = components.percentEncodedPath
-        while basePath.hasSuffix("/") { basePath.removeLast() }
-        components.percentEncodedPath = basePath + "/" + path.percentEncoded
-        components.fragment = nil
-
-        let ownNames = Set(queryItems.map(\.name))
-        let items = environment.queryItems.filter { !ownNames.contains($0.name) } + queryItems
-        var query = components.percentEncodedQuery.map { [$0] } ?? []
-        for item in items {
-            let name = PercentEncoding.encodeQueryComponent(item.name)
-            query.append(item.value.map { name + "=" + PercentEncoding.encodeQueryComponent($0) } ?? name)
+        // Built as text and parsed once: URLComponents would parse the base URL again on every request.
+        var text = base.absoluteString
+        if let fragment = text.firstIndex(of: "#") { text = String(text[..<fragment]) }
+        var baseQuery: Substring?
+        if let question = text.firstIndex(of: "?") {
+            baseQuery = text[text.index(after: question)...]
+            text = String(text[..<question])
         }
-        components.percentEncodedQuery = query.isEmpty ? nil : query.joined(separator: "&")
-        guard let url = components.url else {
+        while text.hasSuffix("/") { text.removeLast() }
+        text += "/" + path.percentEncoded
+
+        var query = baseQuery.map { [String($0)] } ?? []
+        let ownNames = Set(queryItems.map(\.name))
+        for item in environment.queryItems where !ownNames.contains(item.name) { query.append(Self.encoded(item)) }
+        for item in queryItems { query.append(Self.encoded(item)) }
+        if !query.isEmpty { text += "?" + query.joined(separator: "&") }
+        guard let url = URL(string: text) else {
             throw invalid("the URL for path \"\(path)\" could not be formed")
         }
         return url
+    }
+
+    private static func encoded(_ item: URLQueryItem) -> String {
+        let name = PercentEncoding.encodeQueryComponent(item.name)
+        return item.value.map { name + "=" + PercentEncoding.encodeQueryComponent($0) } ?? name
     }
 }

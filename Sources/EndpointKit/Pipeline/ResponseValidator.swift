@@ -52,6 +52,24 @@ public struct ResponseValidator: Sendable {
         try await judge(response, request)
     }
 
+    /// Whether `needle` occurs in `haystack`: a plain byte scan, several times faster than `Data.range(of:)`.
+    static func contains(_ needle: [UInt8], in haystack: Data) -> Bool {
+        guard let first = needle.first, needle.count <= haystack.count else { return needle.isEmpty }
+        return haystack.withUnsafeBytes { bytes -> Bool in
+            let last = bytes.count - needle.count
+            var index = 0
+            while index <= last {
+                if bytes[index] == first {
+                    var matched = 1
+                    while matched < needle.count, bytes[index + matched] == needle[matched] { matched += 1 }
+                    if matched == needle.count { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+    }
+
     /// Fails a call whose body holds an error envelope, `{"<key>": <ServerError>}`, whatever the status.
     ///
     /// Bodies without the key, or whose value does not decode, are accepted unchanged.
@@ -62,11 +80,11 @@ public struct ResponseValidator: Sendable {
     ) -> ResponseValidator {
         let keyed = decoder.copy()
         keyed.userInfo[.networkResponseKey] = key
-        let quotedKey = Data("\"\(key)\"".utf8)
+        let quotedKey = Array("\"\(key)\"".utf8)
         return ResponseValidator { response, _ in
             let body = response.bufferedBody
             // Cheap first: a body that does not even contain the quoted key needs no second parse.
-            guard !body.isEmpty, body.range(of: quotedKey) != nil,
+            guard !body.isEmpty, Self.contains(quotedKey, in: body),
                 let envelope = try? keyed.decode(NetworkResponse<ServerError>.self, from: body)
             else { return .accept }
             return .fail(envelope.result)
