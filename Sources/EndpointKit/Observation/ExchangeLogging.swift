@@ -18,13 +18,17 @@ import FoundationNetworking
 /// with `options.isLogged = false`.
 public struct ExchangeLogging: ExchangeObserver, Middleware {
     /// One request and its outcome.
-    public struct Record: Sendable, CustomStringConvertible {
+    public struct Record: Sendable, CustomStringConvertible, CustomReflectable {
         /// The request's method.
         public var method: HTTPMethod
+        /// The request's URL and headers, redacted only when read: a record nobody prints costs no redaction.
+        private let url: URL
+        private let headers: HTTPHeaders
+        private let redactor: Redactor
         /// The URL with secrets redacted.
-        public var redactedURL: String
-        /// The request headers, with sensitive values replaced by `<redacted>`.
-        public var requestHeaders: HTTPHeaders
+        public var redactedURL: String { redactor.redactedString(for: url) }
+        /// The request headers, sorted by name, with sensitive values replaced by `<redacted>`.
+        public var requestHeaders: HTTPHeaders { redactor.redacted(headers) }
         /// The status, or `nil` when no response arrived.
         public var statusCode: Int?
         /// Bytes of request body sent, when its length is known; 0 for a stream of unknown length.
@@ -41,6 +45,42 @@ public struct ExchangeLogging: ExchangeObserver, Middleware {
         public var error: EndpointError?
         /// Whether the endpoint wants to be logged (`options.isLogged`).
         var isLogged = true
+
+        init(
+            request: TransportRequest,
+            redactor: Redactor,
+            statusCode: Int?,
+            bytesReceived: Int,
+            duration: Duration,
+            attempt: Int,
+            hop: Int,
+            error: EndpointError?
+        ) {
+            method = request.method
+            url = request.url
+            headers = request.headers
+            self.redactor = redactor
+            self.statusCode = statusCode
+            bytesSent = request.body?.length ?? 0
+            self.bytesReceived = bytesReceived
+            self.duration = duration
+            self.attempt = attempt
+            self.hop = hop
+            self.error = error
+        }
+
+        /// A mirror of the redacted fields only, so that `dump` never shows a secret the request carried.
+        public var customMirror: Mirror {
+            Mirror(
+                self,
+                children: [
+                    "method": method, "redactedURL": redactedURL, "requestHeaders": requestHeaders,
+                    "statusCode": statusCode as Any, "bytesSent": bytesSent, "bytesReceived": bytesReceived,
+                    "duration": duration, "attempt": attempt, "hop": hop, "error": error as Any,
+                ],
+                displayStyle: .struct
+            )
+        }
 
         /// One line: `GET https://… → 200, 512 B in 12.3 ms (attempt 1)`.
         public var description: String {

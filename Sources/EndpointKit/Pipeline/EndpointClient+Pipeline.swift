@@ -280,11 +280,9 @@ extension EndpointClient {
             guard let call, let start else { return }
             let redactor = call.redactor
             var record = ExchangeLogging.Record(
-                method: request.method,
-                redactedURL: redactor.redactedString(for: request.url),
-                requestHeaders: redactor.redacted(request.headers),
+                request: request,
+                redactor: redactor,
                 statusCode: statusCode,
-                bytesSent: request.body?.length ?? 0,
                 bytesReceived: received,
                 duration: start.elapsed,
                 attempt: attempt,

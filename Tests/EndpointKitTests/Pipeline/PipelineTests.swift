@@ -254,6 +254,13 @@ struct PipelineTests {
         #expect(error.curlCommand?.contains("tenant-shh") == false)
         #expect(log.records.allSatisfy { !"\($0.requestHeaders)".contains("tenant-shh") })
         #expect(log.records.allSatisfy { !$0.redactedURL.contains("abc123") })
+        #expect(
+            log.records.allSatisfy { record in
+                var dumped = ""
+                dump(record, to: &dumped)
+                return !dumped.contains("tenant-shh") && !dumped.contains("abc123")
+            }
+        )
         #expect(error.request?.redactedURL.contains("abc123") == false)
     }
 
