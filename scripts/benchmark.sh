@@ -10,6 +10,8 @@ source "$state/env"
 swift build -c release --product EndpointKitBenchmarks
 bin=$(swift build -c release --show-bin-path)/EndpointKitBenchmarks
 "$bin" compare "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-10}"
+"$bin" pipeline-cost "$state/www/user-1k.json" 40000
+"$bin" cancel-storm "$ENDPOINTKIT_FAULT_URL" 1000
 "$bin" request-building 100000
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 64
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 256

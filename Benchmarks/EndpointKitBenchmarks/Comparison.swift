@@ -330,3 +330,39 @@ func pipelineCost(baseURL: URL, count: Int) async throws {
     print("  EndpointClient, no middleware:   \(micro(kit))")
     print("  EndpointClient, README pipeline: \(micro(pipeline))")
 }
+
+private struct Arrivals: Decodable, Sendable { var count: Int }
+
+/// Cancels `count` calls held by the fault server at once: how long the cancelling loop blocks, how long until
+/// every caller is released, and how many requests reached the server after the cancellation.
+func cancelStorm(faultURL: URL, count: Int) async throws {
+    let key = UUID().uuidString
+    let environment = ServerEnvironment(baseURL: faultURL)
+    let client = EndpointClient(environment: environment)
+    let probe = EndpointClient(environment: environment)
+    let held = Endpoint<EndpointKinds.Public, Data>(path: "hold/\(key)")
+    let arrivals = Endpoint<EndpointKinds.Public, Arrivals>(path: "count/hold/\(key)")
+    let perHost = URLSessionTransport.defaultConfiguration().httpMaximumConnectionsPerHost
+
+    let calls = (0..<count).map { _ in
+        Task { () async throws(EndpointError) -> Data in try await client.response(for: held) }
+    }
+    while try await probe.response(for: arrivals).count < perHost { await Task.yield() }
+    let before = try await probe.response(for: arrivals).count
+    let clock = ContinuousClock()
+    let start = clock.now
+    for call in calls { call.cancel() }
+    let cancelling = clock.now - start
+    var cancelled = 0
+    for call in calls {
+        if case .failure(let error) = await call.result, (error as? EndpointError)?.kind == .cancelled {
+            cancelled += 1
+        }
+    }
+    let released = clock.now - start
+    _ = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)"))
+    let after = try await probe.response(for: arrivals).count
+    print("cancel-storm: \(count) calls held by the server (\(before) on the wire), cancelled together")
+    print("  the cancelling loop took \(cancelling); every caller released after \(released); \(cancelled) cancelled")
+    print("  requests that reached the server after the cancellation: \(after - before)")
+}

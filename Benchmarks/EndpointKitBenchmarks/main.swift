@@ -11,6 +11,9 @@ import FoundationNetworking
 //   endpointkit-benchmarks request-building [COUNT]                   URLRequests built per second
 //   endpointkit-benchmarks load HTTPBIN_URL [REQUESTS] [CONCURRENCY]  the full chain against httpbin
 //   endpointkit-benchmarks compare NGINX_URL [PAIRS]                  EndpointKit / raw URLSession ratios
+//   endpointkit-benchmarks pipeline-cost JSON_FILE [COUNT]            µs per call with an instant transport
+//   endpointkit-benchmarks cancel-storm FAULT_URL [COUNT]             cancelling many held calls at once
+//   endpointkit-benchmarks profile kit|raw|floor NGINX_URL [COUNT]    a fixed workload for perf
 
 func peakResidentKilobytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
@@ -145,6 +148,12 @@ case "compare":
         exit(64)
     }
     try await compare(baseURL: url, pairs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10)
+case "cancel-storm":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks cancel-storm FAULT_URL [COUNT]")
+        exit(64)
+    }
+    try await cancelStorm(faultURL: url, count: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1_000)
 case "pipeline-cost":
     guard let path = arguments.dropFirst().first else {
         print("usage: endpointkit-benchmarks pipeline-cost JSON_FILE [COUNT]")

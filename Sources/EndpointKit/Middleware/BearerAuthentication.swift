@@ -48,7 +48,12 @@ public struct BearerAuthentication: Middleware {
         -> TransportResponse
     {
         guard context.requiresAuthentication else { return try await next(request, context: context) }
-        let token = try await store.token()
+        let token: AccessToken
+        if let current = store.snapshot.withLock({ $0 }) {
+            token = current
+        } else {
+            token = try await store.token()
+        }
         let response = try await next(authorized(request, with: token), context: context)
         guard response.statusCode == 401, request.canBeSentAgain else { return response }
         let renewed = try await store.token(replacing: token)
@@ -77,7 +82,11 @@ public struct BearerAuthentication: Middleware {
 actor TokenStore {
     private let initial: @Sendable () async throws -> AccessToken
     private let refresh: @Sendable (AccessToken) async throws -> AccessToken
-    private var current: AccessToken?
+    private var current: AccessToken? {
+        didSet { snapshot.withLock { $0 = current } }
+    }
+    /// `current`, readable without a hop onto the actor: most calls only need the token they already have.
+    nonisolated let snapshot = Locked<AccessToken?>(nil)
     private var loading: SharedResult<AccessToken>?
     private var refreshing: (rejected: AccessToken, result: SharedResult<AccessToken>)?
     private var failure: (rejected: AccessToken, error: EndpointError)?

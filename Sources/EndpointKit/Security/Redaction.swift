@@ -92,6 +92,6 @@ struct Redactor: Sendable {
 
     /// The method and redacted URL of `request`.
     func summary(of request: TransportRequest) -> RequestSummary {
-        RequestSummary(method: request.method, redactedURL: redactedString(for: request.url))
+        RequestSummary(method: request.method, url: request.url, redactor: self)
     }
 }

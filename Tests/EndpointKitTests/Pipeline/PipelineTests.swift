@@ -280,6 +280,20 @@ struct PipelineTests {
         #expect(shown.contains("x=1"))
     }
 
+    @Test("A request summary redacts when read, and neither its description nor dump shows a secret")
+    func lazySummaryRedacts() throws {
+        let url = try #require(URL(string: "https://api.test/v1/a?access_token=s3cret&x=1"))
+        let summary = Redactor().summary(of: TransportRequest(url: url))
+
+        var dumped = ""
+        dump(summary, to: &dumped)
+
+        #expect(!summary.description.contains("s3cret"))
+        #expect(!dumped.contains("s3cret"))
+        #expect(summary.redactedURL.contains("x=1"))
+        #expect(summary == RequestSummary(method: .get, redactedURL: summary.redactedURL))
+    }
+
     @Test("A call cancelled while a token refresh hangs is released at once; the refresh goes on for others")
     func cancelWhileRefreshing() async throws {
         let refreshStarted = Gate()
