@@ -10,6 +10,7 @@ source "$state/env"
 swift build -c release --product EndpointKitBenchmarks
 bin=$(swift build -c release --show-bin-path)/EndpointKitBenchmarks
 "$bin" compare "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-10}"
+scripts/compare-processes.sh "$bin" "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-10}" 2000
 "$bin" pipeline-cost "$state/www/user-1k.json" 40000
 "$bin" cancel-storm "$ENDPOINTKIT_FAULT_URL" 1000
 "$bin" request-building 100000

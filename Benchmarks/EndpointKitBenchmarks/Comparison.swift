@@ -248,7 +248,8 @@ func compare(baseURL: URL, pairs: Int) async throws {
 /// instructions under callgrind (`valgrind --tool=callgrind endpointkit-benchmarks profile kit NGINX_URL 300`).
 func profile(side: String, baseURL: URL, count: Int) async throws {
     let configuration = URLSessionTransport.defaultConfiguration()
-    let url = baseURL.appendingPathComponent("user-1k.json")
+    let file = ProcessInfo.processInfo.environment["EK_FILE"] ?? "user-1k.json"
+    let url = baseURL.appendingPathComponent(file)
     if side == "floor" {
         let collecting = CollectingDelegate()
         let session = URLSession(configuration: configuration, delegate: collecting, delegateQueue: nil)
@@ -281,7 +282,7 @@ func profile(side: String, baseURL: URL, count: Int) async throws {
             envelope: .networkResponse,
             defaults: defaults
         )
-        for _ in 0..<count { _ = try await client.response(for: .benchUser("user-1k.json")) }
+        for _ in 0..<count { _ = try await client.response(for: .benchUser(file)) }
     }
 }
 
