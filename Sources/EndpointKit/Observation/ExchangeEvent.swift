@@ -7,6 +7,9 @@ public enum ExchangeEvent: Sendable {
     case attemptStarted(attempt: Int, request: RequestSummary)
     /// A response head arrived for one hop of an attempt.
     case responseReceived(attempt: Int, request: RequestSummary, statusCode: Int)
+    /// Bytes of the request body went out: `sent` so far, of `expected` when the length is known (upload
+    /// progress, reported by transports that can, such as ``URLSessionTransport``).
+    case bytesSent(attempt: Int, sent: Int64, expected: Int64?)
     /// Bytes of a response body arrived: `received` so far, of `expected` when the length is known.
     case bytesReceived(attempt: Int, received: Int, expected: Int?)
     /// A redirect is followed from `from` to `to`.

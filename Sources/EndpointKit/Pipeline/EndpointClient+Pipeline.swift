@@ -294,6 +294,11 @@ extension EndpointClient {
         }
         var request = request
         if case .collected(let limit) = body { request.wholeBodyLimit = limit }
+        if let call, call.isObserved, request.body != nil {
+            request.reportsBytesSent = { sent, expected in
+                call.emit(.bytesSent(attempt: attempt, sent: sent, expected: expected))
+            }
+        }
         do {
             var response = try await transport.send(request)
             statusCode = response.statusCode

@@ -36,6 +36,10 @@ public struct TransportRequest: Sendable {
     /// itself before returning (``URLSessionTransport`` does, to wake the caller once instead of twice), failing
     /// with ``EndpointError/Kind/responseTooLarge`` past the limit. `nil` when the caller streams the body.
     public var wholeBodyLimit: Int?
+    /// Called by a transport that can report upload progress, as the body goes out: the bytes sent so far and
+    /// the total when known. ``EndpointClient`` sets it when an ``ExchangeObserver`` listens, and turns the
+    /// calls into ``ExchangeEvent/bytesSent(attempt:sent:expected:)`` events.
+    public var reportsBytesSent: (@Sendable (_ sent: Int64, _ expected: Int64?) -> Void)?
 
     /// A file made for this call only (an assembled multipart body), deleted when the call is over.
     var temporaryBodyFile: URL?

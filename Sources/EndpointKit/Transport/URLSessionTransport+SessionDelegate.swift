@@ -19,6 +19,7 @@ extension URLSessionTransport {
             let body: BodyChannel
             /// Set when the caller reads the whole body: it is collected here and handed over complete.
             let wholeBodyLimit: Int?
+            let reportsBytesSent: (@Sendable (Int64, Int64?) -> Void)?
             let finished: @Sendable () -> Void
             var response: HTTPURLResponse?
             var collected = Data()
@@ -30,11 +31,13 @@ extension URLSessionTransport {
                 caller: CheckedContinuation<TransportResponse, any Error>,
                 body: BodyChannel,
                 wholeBodyLimit: Int?,
+                reportsBytesSent: (@Sendable (Int64, Int64?) -> Void)?,
                 finished: @escaping @Sendable () -> Void
             ) {
                 self.caller = caller
                 self.body = body
                 self.wholeBodyLimit = wholeBodyLimit
+                self.reportsBytesSent = reportsBytesSent
                 self.finished = finished
             }
         }
@@ -54,6 +57,7 @@ extension URLSessionTransport {
             in session: URLSession,
             wholeBodyLimit: Int?,
             timeout: Duration?,
+            reportsBytesSent: (@Sendable (Int64, Int64?) -> Void)? = nil,
             finished: @escaping @Sendable () -> Void
         ) async throws -> TransportResponse {
             let id = task.taskIdentifier
@@ -65,6 +69,7 @@ extension URLSessionTransport {
                         caller: continuation,
                         body: body,
                         wholeBodyLimit: wholeBodyLimit,
+                        reportsBytesSent: reportsBytesSent,
                         finished: finished
                     )
                     let registered = exchanges.withLock { exchanges -> Bool in
@@ -124,6 +129,17 @@ extension URLSessionTransport {
         ) {
             receive(response, for: dataTask)
             completionHandler(.allow)
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didSendBodyData bytesSent: Int64,
+            totalBytesSent: Int64,
+            totalBytesExpectedToSend: Int64
+        ) {
+            let report = exchanges.withLock { $0[task.taskIdentifier]?.reportsBytesSent }
+            report?(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

@@ -168,6 +168,7 @@ public final class URLSessionTransport: Transport {
             in: session,
             wholeBodyLimit: request.wholeBodyLimit,
             timeout: request.timeout,
+            reportsBytesSent: request.reportsBytesSent,
             finished: finished
         )
     }
