@@ -119,49 +119,50 @@ public final class URLSessionTransport: Transport {
         guard let pooledDelegate = delegate, let queue else {
             return try await sendThroughForeignSession(request, urlRequest)
         }
+        // A body of async chunks is written to disk before the request takes a connection slot.
+        var spooledBody: URL?
+        if case .chunks? = request.body?.storage {
+            do {
+                spooledBody = try await Self.spool(request.body)
+            } catch {
+                throw Self.unreadableBody(error)
+            }
+        }
         let host = Origin(request.url).key
         do {
             try await queue.acquire(host)
         } catch {
+            if let spooledBody { try? FileManager.default.removeItem(at: spooledBody) }
             throw EndpointError(.cancelled, "the task was cancelled while waiting for a connection slot")
         }
         let (session, delegate) = route(request) ?? (self.session, pooledDelegate)
         if session !== self.session { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
-        let spooledBody: URL?
         let task: URLSessionTask
         do {
-            switch request.body?.storage {
-            case nil:
-                spooledBody = nil
-                task = session.dataTask(with: urlRequest)
-            case .data(let data)?:
-                spooledBody = nil
-                urlRequest.httpBody = data
-                task = session.dataTask(with: urlRequest)
-            case .file(let file)?:
-                spooledBody = nil
-                task = session.uploadTask(with: urlRequest, fromFile: file)
-            case .inputStream(let makeStream)?:
-                spooledBody = nil
-                urlRequest.httpBodyStream = try makeStream()
-                task = session.dataTask(with: urlRequest)
-            case .chunks?:
-                let file = try await Self.spool(request.body)
-                spooledBody = file
-                task = session.uploadTask(with: urlRequest, fromFile: file)
+            if let spooledBody {
+                task = session.uploadTask(with: urlRequest, fromFile: spooledBody)
+            } else {
+                switch request.body?.storage {
+                case .data(let data)?:
+                    urlRequest.httpBody = data
+                    task = session.dataTask(with: urlRequest)
+                case .file(let file)?:
+                    task = session.uploadTask(with: urlRequest, fromFile: file)
+                case .inputStream(let makeStream)?:
+                    urlRequest.httpBodyStream = try makeStream()
+                    task = session.dataTask(with: urlRequest)
+                case .chunks?, nil:
+                    task = session.dataTask(with: urlRequest)
+                }
             }
         } catch {
             queue.release(host)
-            if let error = error as? EndpointError { throw error }
-            throw EndpointError(
-                .encodingFailed,
-                "the request body could not be read: \(error)",
-                underlyingError: error
-            )
+            throw Self.unreadableBody(error)
         }
+        let spooled = spooledBody
         let finished: @Sendable () -> Void = {
             queue.release(host)
-            if let spooledBody { try? FileManager.default.removeItem(at: spooledBody) }
+            if let spooled { try? FileManager.default.removeItem(at: spooled) }
         }
         return try await delegate.run(
             task,
@@ -235,6 +236,11 @@ public final class URLSessionTransport: Transport {
             url: http.url,
             data: data
         )
+    }
+
+    private static func unreadableBody(_ error: any Error) -> EndpointError {
+        if let error = error as? EndpointError { return error }
+        return EndpointError(.encodingFailed, "the request body could not be read: \(error)", underlyingError: error)
     }
 
     /// Writes a body of async chunks to a temporary file, since URLSession uploads only files, data and streams.
