@@ -11,26 +11,31 @@ import FoundationNetworking
 @Suite(.timeLimit(.minutes(1))) struct BearerAuthenticationTests {
     static let profile = Endpoint<EndpointKinds.Authenticated, Item>(path: "me")
 
-    /// A server that accepts only `Bearer <valid>` and answers 401 otherwise, after a short pause so that
-    /// concurrent calls overlap.
-    static func server(accepting valid: String) -> StubTransport {
-        StubTransport { request in
-            try await Task.sleep(for: .milliseconds(5))
-            guard request.headers[.authorization] == "Bearer \(valid)" else { return .status(401) }
+    /// A server that accepts only `Bearer <valid>` and answers 401 otherwise; with `rejectingTogether`, it
+    /// holds the rejected requests until that many have arrived, so that they are rejected all at once whichever
+    /// task started first, not by the luck of timing.
+    static func server(accepting valid: String, rejectingTogether count: Int = 1) -> StubTransport {
+        let rejected = Locked(0)
+        let allArrived = Gate()
+        return StubTransport { request in
+            guard request.headers[.authorization] == "Bearer \(valid)" else {
+                if rejected.withLock({ value -> Int in
+                    value += 1
+                    return value
+                }) >= count {
+                    allArrived.open()
+                }
+                await allArrived.wait()
+                return .status(401)
+            }
             return .json(#"{"id": 1, "name": "me"}"#)
         }
     }
 
     @Test("100 concurrent calls rejected with 401 share one refresh and all succeed on replay")
     func singleFlight() async throws {
-        let auth = BearerAuthentication(
-            token: { AccessToken("stale") },
-            refresh: { _ in
-                try await Task.sleep(for: .milliseconds(50))
-                return AccessToken("fresh")
-            }
-        )
-        let transport = Self.server(accepting: "fresh")
+        let auth = BearerAuthentication(token: { AccessToken("stale") }, refresh: { _ in AccessToken("fresh") })
+        let transport = Self.server(accepting: "fresh", rejectingTogether: 100)
         let client = EndpointClient(environment: Fixture.environment, transport: transport, middleware: [auth])
 
         let results = await withTaskGroup(of: Result<Item, EndpointError>.self) { group in
@@ -53,16 +58,10 @@ import FoundationNetworking
     @Test("A failing refresh fails every waiting call with authenticationFailed")
     func failingRefresh() async throws {
         struct Revoked: Error {}
-        let auth = BearerAuthentication(
-            token: { AccessToken("stale") },
-            refresh: { _ in
-                try await Task.sleep(for: .milliseconds(20))
-                throw Revoked()
-            }
-        )
+        let auth = BearerAuthentication(token: { AccessToken("stale") }, refresh: { _ in throw Revoked() })
         let client = EndpointClient(
             environment: Fixture.environment,
-            transport: Self.server(accepting: "fresh"),
+            transport: Self.server(accepting: "fresh", rejectingTogether: 100),
             middleware: [auth]
         )
 
