@@ -9,6 +9,9 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            the connection; later ones get all 100 bytes
     GET  /hold/KEY         counted, then never answered: the connection is held until the client closes it
                            (or 60 s pass)
+    GET  /stall-body/KEY   counted; announces Content-Length: 100, sends 10 bytes, counts stall-body-sent/KEY, and
+                           holds the connection until the client closes it
+    GET  /redirect/KEY     counted; 302 to /hold/KEY
     ANY  /echo/KEY         200 with the request body, counted
     ANY  /drop-reused/KEY  counted; answered when it is the first request on its connection, otherwise the
                            connection is closed without an answer (a keep-alive connection the server dropped)
@@ -110,6 +113,21 @@ class Handler(socketserver.BaseRequestHandler):
                     sock.shutdown(socket.SHUT_RDWR)
                     return
                 respond(sock, 200, body, "application/octet-stream", closing)
+            elif kind == "stall-body":
+                count("stall-body/" + key)
+                head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100\r\n\r\n"
+                sock.sendall(head.encode() + b"x" * 10)
+                count("stall-body-sent/" + key)
+                sock.settimeout(60)
+                try:
+                    while sock.recv(1024):
+                        pass
+                except OSError:
+                    pass
+                return
+            elif kind == "redirect":
+                count("redirect/" + key)
+                sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: /hold/{key}\r\nContent-Length: 0\r\n\r\n".encode())
             elif kind == "echo":
                 count("echo/" + key)
                 respond(sock, 200, body, "application/octet-stream", closing)

@@ -97,4 +97,49 @@ struct FaultIntegrationTests {
         #expect(again == Data("once".utf8))
         #expect(arrivals.count == 2, "each POST must reach the server exactly once")
     }
+
+    @Test("A call cancelled before it is sent never reaches the server")
+    func cancelledBeforeSending() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+
+        let call = Task { () async throws(EndpointError) -> Data in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)"))
+        }
+        let result = await call.result
+        let arrivals = try await client.response(for: .arrivals("echo", key))
+
+        if case .failure(let error) = result {
+            #expect((error as? EndpointError)?.kind == .cancelled)
+        } else {
+            Issue.record("a cancelled call returned \(result)")
+        }
+        #expect(arrivals.count == 0)
+    }
+
+    @Test(
+        "A call cancelled in the middle of the body, or during a redirect, ends at once as cancelled",
+        arguments: ["stall-body", "redirect"]
+    )
+    func cancelledMidway(path: String) async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        let probe = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        // The server's count says where the exchange is: the partial body sent, or the redirect's target reached.
+        let signal = path == "stall-body" ? "stall-body-sent" : "hold"
+
+        let call = Task { () async throws(EndpointError) -> Data in
+            try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "\(path)/\(key)"))
+        }
+        while try await probe.response(for: .arrivals(signal, key)).count < 1 { await Task.yield() }
+        call.cancel()
+        let result = await call.result
+
+        if case .failure(let error) = result {
+            #expect((error as? EndpointError)?.kind == .cancelled)
+        } else {
+            Issue.record("a cancelled call returned \(result)")
+        }
+    }
 }
