@@ -10,7 +10,8 @@ import Foundation
 ///
 /// Run httpbin on loopback (`gunicorn httpbin:app`) and pass its URL. The checks: every status comes back as a
 /// response; repeated response headers keep every value; redirects are returned, not followed; the body
-/// streams in more than one chunk as the server sends it; leaving the body part way stops the transfer;
+/// streams in more than one chunk as the server sends it; leaving the body part way, or cancelling before the
+/// head arrives, stops the transfer with ``EndpointError/Kind/cancelled``;
 /// request bodies in memory, from a file and from async chunks (with and without a length) arrive intact;
 /// a 100 KiB response and a 4 MiB upload arrive whole. It returns a description of each failed check, empty when the transport
 /// conforms; it works from XCTest and Swift Testing alike.
@@ -29,6 +30,7 @@ public enum TransportConformance {
             ("no redirect following", noRedirects),
             ("streamed body", streamedBody),
             ("leaving the body", leavingTheBody),
+            ("cancelling before the head", cancellingBeforeTheHead),
             ("request bodies", requestBodies),
             ("large bodies", largeBodies),
         ]
@@ -109,6 +111,21 @@ public enum TransportConformance {
             return nil
         case .failure(let error):
             return "a cancelled reader got \(error) instead of EndpointError.cancelled"
+        }
+    }
+
+    private static func cancellingBeforeTheHead(_ transport: any Transport, _ base: URL) async throws -> String? {
+        // httpbin answers /delay/10 after 10 s: a transport that ignores cancellation keeps this check that long.
+        let request = TransportRequest(url: try url(base, "/delay/10"))
+        let caller = Task { try await transport.send(request) }
+        caller.cancel()
+        switch await caller.result {
+        case .success(let response):
+            return "a cancelled send returned a \(response.statusCode) response instead of an error"
+        case .failure(let error as EndpointError) where error.kind == .cancelled:
+            return nil
+        case .failure(let error):
+            return "a cancelled send threw \(error) instead of EndpointError.cancelled"
         }
     }
 

@@ -16,6 +16,17 @@ struct TransportConformanceIntegrationTests {
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
+    @Test("StubTransport hands on what its handler returns unchanged: answering from a real transport, it conforms")
+    func stubTransportConforms() async throws {
+        let real = URLSessionTransport()
+        let stub = StubTransport { request in .response(try await real.send(request)) }
+
+        let failures = await TransportConformance.check(stub, httpbinURL: try TestServers.httpbin())
+
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+        #expect(await stub.transportRequests.count > 10)
+    }
+
     @Test("The conformance suite catches a transport that buffers bodies and follows redirects")
     func catchesABadTransport() async throws {
         /// Follows redirects and buffers every body, as `URLSession.data(for:)` does.
