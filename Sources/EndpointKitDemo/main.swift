@@ -102,9 +102,16 @@ await step("Publisher: the same search as an AsyncSequence, iterated twice") { (
     }
 }
 
-await step("A hostile ID stays inside one path segment") { () async throws(EndpointError) in
-    let request = try Endpoint.item(rawID: "../admin?x=1#f").makeRequest(in: client.environment, with: ())
+await step("A hostile ID stays inside one path segment, and a dot-segment is refused") {
+    () async throws(EndpointError) in
+    let request = try Endpoint.item(rawID: "x/admin?x=1#f").makeRequest(in: client.environment, with: ())
     print("  ✓ would send \(request.url?.absoluteString ?? "?")")
+    do throws(EndpointError) {
+        _ = try Endpoint.item(rawID: "../admin").makeRequest(in: client.environment, with: ())
+        print("  ✗ ../admin was not refused")
+    } catch {
+        print("  ✓ ../admin is refused: \(error.kind)")
+    }
 }
 
 await step("A typed error: an item that does not exist") { () async throws(EndpointError) in

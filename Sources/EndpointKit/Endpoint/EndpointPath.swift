@@ -2,14 +2,17 @@
 ///
 /// Literal text is a route you wrote: `/` separates segments and it stays as written (characters that
 /// cannot appear in a path, such as spaces, are percent-encoded). Every interpolated value becomes exactly
-/// **one** path segment: `/`, `?`, `#`, `%` and `;` inside it are percent-encoded, and a value that is `.` or
-/// `..` is encoded too, so input can never change the route.
+/// **one** path segment: `/`, `?`, `#`, `%` and `;` inside it are percent-encoded, so input can never add a
+/// segment, a query or a fragment.
 ///
-///     Endpoint(path: "items/\(id)")          // id "../admin" is sent as /items/..%2Fadmin
+///     Endpoint(path: "items/\(id)")          // id "a/b?x" is sent as /items/a%2Fb%3Fx
 ///     Endpoint(path: EndpointPath(segments: ["files", name]))
 ///
-/// An interpolated value that is empty would silently turn `items/\(id)` into `items/`; building such a
-/// request fails with ``EndpointError/Kind/invalidRequest`` instead.
+/// No encoding protects against a dot-segment: RFC 3986 makes `%2E%2E` equivalent to `..`, and servers such as
+/// nginx route `/items/%2E%2E/admin` and `/items/..%2Fadmin` to `/admin`. So an interpolated value that is `.`
+/// or `..`, or holds one as a piece between `/` or `\`, fails to build with
+/// ``EndpointError/Kind/invalidRequest``, as an empty value does (which would silently turn `items/\(id)` into
+/// `items/`).
 public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The path as it is sent, already percent-encoded, without a leading `/`.
     public let percentEncoded: String
@@ -34,7 +37,18 @@ public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation
     /// - Parameter segments: Unencoded segments; none may be empty.
     public init(segments: [String]) {
         self.percentEncoded = segments.map(PercentEncoding.encodeSegment).joined(separator: "/")
-        self.problem = segments.contains(where: \.isEmpty) ? "a path segment is empty" : nil
+        self.problem = segments.lazy.compactMap { Self.problem(of: $0, after: "a segment") }.first
+    }
+
+    /// Why an interpolated `value` cannot be one segment, or `nil` when it can.
+    static func problem(of value: String, after context: String) -> String? {
+        if value.isEmpty { return "the value interpolated after \"\(context)\" is empty, which would change the route" }
+        let pieces = value.split(omittingEmptySubsequences: false) { $0 == "/" || $0 == "\\" }
+        if pieces.contains(where: { $0 == "." || $0 == ".." }) {
+            return "the value interpolated after \"\(context)\" is or holds a dot-segment (. or ..), which a server "
+                + "may resolve to another route, however it is encoded"
+        }
+        return nil
     }
 
     /// The percent-encoded path, for logs.
@@ -62,9 +76,7 @@ public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation
         /// Appends `value` as exactly one path segment.
         public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
             let text = value.description
-            if text.isEmpty, problem == nil {
-                problem = "the value interpolated after \"\(output)\" is empty, which would change the route"
-            }
+            if problem == nil { problem = EndpointPath.problem(of: text, after: output) }
             output += PercentEncoding.encodeSegment(text)
         }
 

@@ -23,10 +23,9 @@ import Testing
         "An interpolated value is exactly one encoded segment",
         arguments: [
             ("42", "items/42"),
-            ("../admin", "items/..%2Fadmin"),
             ("a/b?x=1#f", "items/a%2Fb%3Fx=1%23f"),
-            ("..", "items/%2E%2E"),
-            (".", "items/%2E"),
+            ("...", "items/..."),
+            ("a..b", "items/a..b"),
             ("100%", "items/100%25"),
             ("a;b", "items/a%3Bb"),
             ("a+b c", "items/a%2Bb%20c"),
@@ -50,6 +49,17 @@ import Testing
         #expect(path.percentEncoded == "users/7/devices/E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
     }
 
+    @Test(
+        "A value that is or holds a dot-segment is refused, however a server would decode it",
+        arguments: ["..", ".", "../admin", "a/../b", "a/.", "./x", "..\\admin", "a/b/.."]
+    )
+    func dotSegments(value: String) {
+        let path: EndpointPath = "items/\(value)"
+
+        #expect(path.problem?.contains("dot-segment") == true)
+        #expect(EndpointPath(segments: ["files", value]).problem != nil)
+    }
+
     @Test("An empty interpolated value is a problem, not a silently shorter route")
     func emptyInterpolation() {
         let path: EndpointPath = "items/\("")/detail"
@@ -59,9 +69,10 @@ import Testing
 
     @Test("Segments are each encoded as one segment")
     func segmentsInitializer() {
-        let path = EndpointPath(segments: ["files", "a/b", ".."])
+        let path = EndpointPath(segments: ["files", "a/b", "c d"])
 
-        #expect(path.percentEncoded == "files/a%2Fb/%2E%2E")
+        #expect(path.percentEncoded == "files/a%2Fb/c%20d")
+        #expect(path.problem == nil)
         #expect(EndpointPath(segments: ["files", ""]).problem != nil)
     }
 

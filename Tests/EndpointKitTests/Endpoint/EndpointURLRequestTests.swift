@@ -39,11 +39,21 @@ import FoundationNetworking
 
     @Test("A hostile ID cannot leave its path segment")
     func hostileID() throws {
-        let request = try Endpoint.item(rawID: "../admin?x=1#f").makeRequest(in: Fixture.environment, with: ())
+        let request = try Endpoint.item(rawID: "x/admin?x=1#f").makeRequest(in: Fixture.environment, with: ())
 
-        #expect(request.url?.absoluteString == "https://api.test/v1/items/..%2Fadmin%3Fx=1%23f")
+        #expect(request.url?.absoluteString == "https://api.test/v1/items/x%2Fadmin%3Fx=1%23f")
         #expect(request.url?.query == nil)
         #expect(request.url?.fragment == nil)
+    }
+
+    @Test("An ID with a dot-segment is refused before anything is built")
+    func dotSegmentID() throws {
+        let error = try #require(throws: EndpointError.self) {
+            try Endpoint.item(rawID: "../admin").makeRequest(in: Fixture.environment, with: ())
+        }
+
+        #expect(error.kind == .invalidRequest)
+        #expect(error.message.contains("dot-segment"))
     }
 
     @Test(

@@ -89,9 +89,9 @@ struct APIError: Error, Decodable, Sendable, Equatable {
         #expect(await transport.requests.count == EndpointClient.maxValidatorRetries + 1)
     }
 
-    @Test("A delayed retry waits on the client's clock")
+    @Test("A delayed retry waits on the client's clock, until that clock has moved on")
     func delayedRetry() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let transport = StubTransport(replies: [.status(202), .json(#"{"id": 1, "name": "done"}"#)])
         let client = EndpointClient(
             environment: Fixture.environment,
@@ -102,12 +102,17 @@ struct APIError: Error, Decodable, Sendable, Equatable {
             clock: clock
         )
         var endpoint = Endpoint.item(1)
-        endpoint.timeout = 3600
+        endpoint.timeout = .infinity  // no deadline timer: the only sleeper is the validator's delay
 
-        let item = try await client.response(for: endpoint)
+        let call = Task { try await client.response(for: endpoint) }
+        await clock.waitForSleepers(1)
+        let sentBeforeTheDelay = await transport.requests.count
+        clock.advance(by: .seconds(2))
+        let item = try await call.value
 
+        #expect(sentBeforeTheDelay == 1)
         #expect(item.name == "done")
-        #expect(clock.sleeps.contains(.seconds(2)))
+        #expect(clock.sleeps == [.seconds(2)])
     }
 }
 
