@@ -12,6 +12,9 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     GET  /stall-body/KEY   counted; announces Content-Length: 100, sends 10 bytes, counts stall-body-sent/KEY, and
                            holds the connection until the client closes it
     GET  /redirect/KEY     counted; 302 to /hold/KEY
+    GET  /slow-redirect/KEY/N  counted; after 0.1 s, 302 to /slow-redirect/KEY/N-1, and 200 at 0
+    GET  /chunked/KEY/N    counted; N MiB of body, chunked, 64 KiB at a time; counts chunked-closed/KEY when the
+                           client closes the connection before the end
     ANY  /echo/KEY         200 with the request body, counted
     ANY  /drop-reused/KEY  counted; answered when it is the first request on its connection, otherwise the
                            connection is closed without an answer (a keep-alive connection the server dropped)
@@ -22,6 +25,7 @@ import socket
 import socketserver
 import sys
 import threading
+import time
 
 counts = {}
 lock = threading.Lock()
@@ -128,6 +132,28 @@ class Handler(socketserver.BaseRequestHandler):
             elif kind == "redirect":
                 count("redirect/" + key)
                 sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: /hold/{key}\r\nContent-Length: 0\r\n\r\n".encode())
+            elif kind == "slow-redirect":
+                count("slow-redirect/" + key)
+                left = int(parts[2]) if len(parts) > 2 else 0
+                time.sleep(0.1)
+                if left > 0:
+                    location = f"/slow-redirect/{key}/{left - 1}"
+                    sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode())
+                else:
+                    respond(sock, 200, b"{}")
+            elif kind == "chunked":
+                count("chunked/" + key)
+                mebibytes = int(parts[2]) if len(parts) > 2 else 1
+                head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                try:
+                    sock.sendall(head.encode())
+                    chunk = b"x" * 65536
+                    for _ in range(mebibytes * 16):
+                        sock.sendall(b"10000\r\n" + chunk + b"\r\n")
+                    sock.sendall(b"0\r\n\r\n")
+                except OSError:
+                    count("chunked-closed/" + key)
+                    return
             elif kind == "echo":
                 count("echo/" + key)
                 respond(sock, 200, body, "application/octet-stream", closing)

@@ -4,7 +4,9 @@
 #   2. a warnings-as-errors build of every target
 #   3. the compile checks (a private endpoint without its token must not compile)
 #   4. the DocC catalog, with warnings as errors
-#   5. httpbin and nginx on free loopback ports, then `swift test`, then the servers are stopped by PID
+#   5. httpbin, nginx and the fault server on free loopback ports, then `swift test`, then the servers are
+#      stopped by PID
+#   6. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,3 +36,12 @@ source "$state/env"
 
 echo "== swift test"
 swift test --skip-build "$@"
+
+if [ $# -eq 0 ]; then
+    echo "== swift test, unit suites under Thread Sanitizer"
+    swift test --scratch-path .build-tsan --sanitize=thread --filter EndpointKitTests 2>&1 | tee "$state/tsan.log"
+    if grep -q "WARNING: ThreadSanitizer" "$state/tsan.log"; then
+        echo "Thread Sanitizer reported a data race" >&2
+        exit 1
+    fi
+fi

@@ -142,4 +142,38 @@ struct FaultIntegrationTests {
             Issue.record("a cancelled call returned \(result)")
         }
     }
+
+    @Test("One deadline covers every redirect hop: 11 hops of 0.1 s each time out at 0.5 s")
+    func deadlineOverRedirects() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "slow-redirect/\(key)/10")
+        endpoint.timeout = 0.5
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
+        let hops = try await client.response(for: .arrivals("slow-redirect", key)).count
+
+        #expect(error.kind == .timedOut)
+        #expect(hops < 11, "each hop took 0.1 s: a deadline restarted per hop would let all 11 through")
+    }
+
+    @Test("A chunked body past the call's limit fails with responseTooLarge, and the transfer is stopped")
+    func chunkedPastTheLimit() async throws {
+        let key = UUID().uuidString
+        var defaults = RequestDefaults()
+        defaults.maximumResponseSize = 1 << 20
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            defaults: defaults
+        )
+        let probe = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "chunked/\(key)/256"))
+        }
+        // The server notices the closed connection while it still has most of the 256 MiB to send.
+        while try await probe.response(for: .arrivals("chunked-closed", key)).count < 1 { await Task.yield() }
+
+        #expect(error.kind == .responseTooLarge)
+    }
 }
