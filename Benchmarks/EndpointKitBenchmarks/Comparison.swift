@@ -367,3 +367,34 @@ func cancelStorm(faultURL: URL, count: Int) async throws {
     print("  the cancelling loop took \(cancelling); every caller released after \(released); \(cancelled) cancelled")
     print("  requests that reached the server after the cancellation: \(after - before)")
 }
+
+/// Deadlines that fire around the arrival of a 3xx, many times over: the process must survive every one.
+func redirectCancelStress(faultURL: URL, calls: Int) async throws {
+    let client = EndpointClient(environment: ServerEnvironment(baseURL: faultURL))
+    let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+        var started = 0
+        var outcomes: [String: Int] = [:]
+        func add() {
+            let key = UUID().uuidString
+            let timeout = Double.random(in: 0.05...0.6)
+            group.addTask {
+                var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "slow-redirect/\(key)/3")
+                endpoint.timeout = timeout
+                do throws(EndpointError) {
+                    _ = try await client.response(for: endpoint)
+                    return "ok"
+                } catch {
+                    return error.kind.description
+                }
+            }
+            started += 1
+        }
+        for _ in 0..<min(16, calls) { add() }
+        while let outcome = try await group.next() {
+            outcomes[outcome, default: 0] += 1
+            if started < calls { add() }
+        }
+        return outcomes
+    }
+    print("redirect-cancel-stress: \(calls) calls whose deadline falls among 3xx arrivals: \(outcomes)")
+}

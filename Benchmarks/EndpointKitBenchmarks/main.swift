@@ -148,6 +148,12 @@ case "compare":
         exit(64)
     }
     try await compare(baseURL: url, pairs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10)
+case "redirect-cancel-stress":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks redirect-cancel-stress FAULT_URL [CALLS]")
+        exit(64)
+    }
+    try await redirectCancelStress(faultURL: url, calls: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 300)
 case "cancel-storm":
     guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
         print("usage: endpointkit-benchmarks cancel-storm FAULT_URL [COUNT]")

@@ -196,6 +196,7 @@ struct RequestsIntegrationTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.nginx()))
         let name = "uploads/\(UUID().uuidString).multipart"
+        let began = Date()
 
         _ = try await client.response(
             for: Endpoint<EndpointKinds.Public, EmptyResponse>(
@@ -217,8 +218,18 @@ struct RequestsIntegrationTests {
         let original = try Data(contentsOf: file)
         #expect(stored.bytes.count > size)
         #expect(stored.bytes[start..<(start + size)] == original)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+        // Other suites running at the same time make small multipart files of their own: only one as large as
+        // this upload, made since this test began, is this call's.
+        let temporary = URL(fileURLWithPath: NSTemporaryDirectory())
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
             .filter { $0.hasPrefix("endpointkit-multipart-") }
+            .filter { name in
+                let path = temporary.appendingPathComponent(name).path
+                let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+                let isLarge = ((attributes?[.size] as? NSNumber)?.intValue ?? 0) > size
+                let isNew = (attributes?[.modificationDate] as? Date).map { $0 >= began } ?? false
+                return isLarge && isNew
+            }
         #expect(leftovers.isEmpty, "the temporary multipart file was not deleted: \(leftovers)")
     }
 

@@ -136,6 +136,7 @@ public struct EndpointClient: Sendable {
         } catch {
             var error = error
             if let count = call?.attemptCount, count > 0 { error.attempts = count }
+            error = error.redactingSecrets(call?.secrets ?? [])
             call?.emit(.decoded(request: summary(of: request, call: call), type: "\(Response.self)", error: error))
             throw error
         }

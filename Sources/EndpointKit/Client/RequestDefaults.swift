@@ -10,7 +10,7 @@ import FoundationNetworking
 ///     defaults.encoder.keyEncodingStrategy = .convertToSnakeCase
 ///     defaults.headers[.acceptLanguage] = "de"
 ///     let client = EndpointClient(environment: environment, defaults: defaults)
-public struct RequestDefaults: Sendable {
+public struct RequestDefaults: Sendable, CustomReflectable {
     /// Encodes JSON bodies that do not bring their own encoder.
     public var encoder: JSONEncoder
     /// Decodes response bodies.
@@ -47,6 +47,19 @@ public struct RequestDefaults: Sendable {
     /// `api_key`, `key`, `sig`, `signature`, `X-Amz-Signature`, `X-Amz-Credential`, `jwt`, …): redacted in
     /// every printed URL. Compared without case, `-` and `_`.
     public var sensitiveQueryNames: Set<String> = []
+
+    /// The settings with header values redacted as the client would, so that `dump` never shows a credential.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "headers": Redactor(self).redacted(headers, sorted: false), "timeout": timeout,
+                "idleTimeout": idleTimeout as Any, "maximumResponseSize": maximumResponseSize,
+                "sensitiveHeaders": sensitiveHeaders, "sensitiveQueryNames": sensitiveQueryNames,
+            ],
+            displayStyle: .struct
+        )
+    }
 
     /// The default ``maximumResponseSize``: 64 MiB.
     public static let defaultMaximumResponseSize = 64 << 20

@@ -22,7 +22,7 @@ import FoundationNetworking
 ///
 ///     let featured = try await client.response(for: .featuredItems)
 ///     let results = try await client.response(for: .search(for: "tea"), using: token)
-public struct Endpoint<Kind: EndpointKind, Response>: Sendable {
+public struct Endpoint<Kind: EndpointKind, Response>: Sendable, CustomReflectable {
     /// The request method; `GET` unless set.
     public var method: HTTPMethod
     /// The path below the environment's base URL; interpolated values are each one segment.
@@ -56,6 +56,19 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable {
     public var decoder: JSONDecoder?
     /// Settings middleware reads for this endpoint, e.g. `options.retryPolicy = .never`.
     public var options = RequestOptions()
+
+    /// The method, path, query (secret values redacted), headers (redacted) and body type, so that `dump` never
+    /// shows a credential.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "method": method, "path": path.percentEncoded, "queryItems": Redaction.redacted(queryItems),
+                "headers": headers, "body": body.map { "\(type(of: $0))" } as Any, "timeout": timeout as Any,
+            ],
+            displayStyle: .struct
+        )
+    }
 
     /// Creates an endpoint.
     ///

@@ -13,13 +13,25 @@ import Foundation
 ///     }
 ///
 /// The base URL's path is kept: `/v1` with the endpoint path `items/42` is sent as `/v1/items/42`.
-public struct ServerEnvironment: Sendable, Hashable {
+public struct ServerEnvironment: Sendable, Hashable, CustomReflectable {
     /// The URL every endpoint path is appended to; it must be `http` or `https` with a host.
     public var baseURL: URL
     /// Headers sent with every request that does not set a header of the same name.
     public var headers: HTTPHeaders
     /// Query items sent with every request that does not have an item of the same name.
     public var queryItems: [URLQueryItem]
+
+    /// The base URL, headers and query items with credentials redacted, so that `dump` never shows one.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "baseURL": Redaction.redactedString(for: baseURL), "headers": headers,
+                "queryItems": Redaction.redacted(queryItems),
+            ],
+            displayStyle: .struct
+        )
+    }
 
     /// Creates an environment.
     public init(baseURL: URL, headers: HTTPHeaders = HTTPHeaders(), queryItems: [URLQueryItem] = []) {

@@ -15,7 +15,7 @@ import Foundation
 ///         default: logger.error("\(error)")
 ///         }
 ///     }
-public struct EndpointError: Error, Sendable, CustomStringConvertible {
+public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomReflectable {
     /// What went wrong, as a diagnosis you can switch over.
     public var kind: Kind
     /// A human-readable explanation of this failure.
@@ -70,6 +70,9 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
     }
 
     /// One log line: kind, request, status, message, coding path and body snippet; secrets redacted.
+    ///
+    /// One line whatever the server sent: line breaks and other control characters in server bytes (a body, a
+    /// key or value quoted in a decoding message) are escaped, so they cannot forge log lines.
     public var description: String {
         var parts = ["EndpointError.\(kind)"]
         if let request { parts.append(request.description) }
@@ -77,8 +80,38 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
         if let attempts, attempts > 1 { parts.append("after \(attempts) attempts") }
         parts.append(message)
         if let codingPath { parts.append("at \(codingPath.isEmpty ? "<root>" : codingPath)") }
-        if let bodySnippet, !bodySnippet.isEmpty { parts.append("body: \(Self.singleLine(bodySnippet))") }
-        return parts.joined(separator: " | ")
+        if let bodySnippet, !bodySnippet.isEmpty { parts.append("body: \(bodySnippet)") }
+        return Self.singleLine(parts.joined(separator: " | "))
+    }
+
+    /// A mirror of what ``description`` shows and the underlying error's type only, so that `dump` prints no
+    /// secret and no raw server bytes.
+    public var customMirror: Mirror {
+        var children: [(label: String?, value: Any)] = [("kind", kind), ("message", Self.singleLine(message))]
+        if let request { children.append(("request", request)) }
+        if let statusCode { children.append(("statusCode", statusCode)) }
+        if let bodySnippet { children.append(("bodySnippet", Self.singleLine(bodySnippet))) }
+        if let codingPath { children.append(("codingPath", Self.singleLine(codingPath))) }
+        if let attempts { children.append(("attempts", attempts)) }
+        if let underlyingError { children.append(("underlyingError", "\(type(of: underlyingError))")) }
+        return Mirror(self, children: children, displayStyle: .struct)
+    }
+
+    /// This error with every occurrence of `secrets` replaced in its message, body snippet, coding path and
+    /// cURL command: the credential values a request carried, which a server may echo back.
+    func redactingSecrets(_ secrets: Set<String>) -> EndpointError {
+        guard !secrets.isEmpty else { return self }
+        // Longest first, so a token inside a longer secret ("Bearer <token>") is not half replaced.
+        let ordered = secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+        func scrub(_ text: String) -> String {
+            ordered.reduce(text) { $0.replacingOccurrences(of: $1, with: Redaction.placeholder) }
+        }
+        var error = self
+        error.message = scrub(message)
+        error.bodySnippet = bodySnippet.map(scrub)
+        error.codingPath = codingPath.map(scrub)
+        error.curlCommand = curlCommand.map(scrub)
+        return error
     }
 
     /// The server error a ``ResponseValidator`` decoded, when it is a `T`.
@@ -95,7 +128,24 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible {
         return text
     }
 
-    private static func singleLine(_ text: String) -> String {
-        text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+    /// `text` with line breaks and other control characters escaped.
+    static func singleLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: Self.needsEscape) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\r": escaped += "\\r"
+            case "\n": escaped += "\\n"
+            case "\t": escaped += "\\t"
+            case _ where Self.needsEscape(scalar): escaped += "\\u{\(String(scalar.value, radix: 16))}"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+            || scalar == "\u{2028}" || scalar == "\u{2029}"
     }
 }

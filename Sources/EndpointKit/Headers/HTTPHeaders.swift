@@ -7,7 +7,9 @@
 /// a value must hold no CR, LF, NUL or other control character and no non-ASCII text, and headers the
 /// transport manages itself (``Name/host``, ``Name/contentLength``, ``Name/transferEncoding``, `Connection`,
 /// `TE`, `Upgrade`, `Expect`) cannot be set. A violation fails with ``EndpointError/Kind/invalidRequest``.
-public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible {
+public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible,
+    CustomReflectable
+{
     /// One header field.
     public struct Field: Sendable, Hashable {
         /// The field's name.
@@ -78,6 +80,15 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
 
     /// Iterates over the fields in order.
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The fields with sensitive values redacted, so that `dump` never shows a credential.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            unlabeledChildren: fields.map { "\($0.name): \($0.name.isSensitive ? Redaction.placeholder : $0.value)" },
+            displayStyle: .collection
+        )
+    }
 
     /// The fields as `Name: value` lines, with sensitive values redacted.
     public var description: String {

@@ -3,6 +3,8 @@ final class CallState: Sendable {
     let observers: [any ExchangeObserver]
     let redactor: Redactor
     private let attempts = Locked(0)
+    /// Every hop's request, kept (copy-on-write, so nearly free) to know which secrets a server may echo back.
+    private let sent = Locked([TransportRequest]())
 
     init(observers: [any ExchangeObserver], redactor: Redactor) {
         self.observers = observers
@@ -18,6 +20,20 @@ final class CallState: Sendable {
             count += 1
             return count
         }
+    }
+
+    /// Notes a request about to be sent.
+    func remember(_ request: TransportRequest) {
+        sent.withLock { $0.append(request) }
+    }
+
+    /// The credential values the call's requests carried: secret header values (and their token after a
+    /// scheme such as `Bearer`), secret query values and URL passwords.
+    var secrets: Set<String> {
+        let requests = sent.withLock { $0 }
+        var secrets = Set<String>()
+        for request in requests { secrets.formUnion(redactor.secrets(of: request)) }
+        return secrets
     }
 
     /// Whether anyone listens; events are not even built otherwise.

@@ -49,7 +49,7 @@ extension EndpointClient {
             var error = error
             if error.request == nil { error.request = summary(of: request, call: call) }
             if let count = call?.attemptCount, count > 0 { error.attempts = count }
-            throw error
+            throw error.redactingSecrets(call?.secrets ?? [])
         }
     }
 
@@ -273,6 +273,7 @@ extension EndpointClient {
             throw EndpointError(.invalidRequest, problem)
         }
         let call = context.call
+        call?.remember(request)
         let start = call?.isObserved == true ? Stopwatch(context.clock) : nil
         var received = 0
         var statusCode: Int?

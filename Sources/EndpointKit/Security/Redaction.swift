@@ -24,6 +24,14 @@ enum Redaction {
         sensitiveQueryNames.contains(folded(name))
     }
 
+    /// `items` as `name=value` text with the values of secret names redacted.
+    static func redacted(_ items: [URLQueryItem]) -> [String] {
+        items.map { item in
+            let value = isSensitiveQueryName(item.name) ? placeholder : (item.value ?? "")
+            return item.value == nil ? item.name : "\(item.name)=\(value)"
+        }
+    }
+
     /// `url` as a string with its password and sensitive query values replaced, by the built-in list only.
     static func redactedString(for url: URL) -> String {
         Redactor().redactedString(for: url)
@@ -88,6 +96,26 @@ struct Redactor: Sendable {
             let decodedName = name.removingPercentEncoding ?? name
             return isSensitiveQueryName(decodedName) ? name + "=" + "REDACTED" : String(pair)
         }.joined(separator: "&")
+    }
+
+    /// The credential values `request` carries, as a server might echo them.
+    func secrets(of request: TransportRequest) -> Set<String> {
+        var secrets = Set<String>()
+        for field in request.headers where isSensitive(field.name) {
+            secrets.insert(field.value)
+            if let space = field.value.firstIndex(of: " ") {
+                secrets.insert(
+                    String(field.value[field.value.index(after: space)...]).trimmingCharacters(in: .whitespaces)
+                )
+            }
+        }
+        if let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
+            if let password = components.password { secrets.insert(password) }
+            for item in components.queryItems ?? [] where isSensitiveQueryName(item.name) {
+                if let value = item.value { secrets.insert(value) }
+            }
+        }
+        return secrets.filter { !$0.isEmpty }
     }
 
     /// The method and redacted URL of `request`.

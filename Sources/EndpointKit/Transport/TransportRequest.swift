@@ -17,7 +17,7 @@ import FoundationNetworking
 /// the transport: a name that is not a token, a value with CR, LF, NUL or another control character, or a
 /// header the transport manages (`Host`, `Content-Length`, …) fails the call with
 /// ``EndpointError/Kind/invalidRequest`` and nothing is sent.
-public struct TransportRequest: Sendable {
+public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflectable {
     /// The request method.
     public var method: HTTPMethod
     /// The absolute `http` or `https` URL.
@@ -64,6 +64,21 @@ public struct TransportRequest: Sendable {
     /// Whether the request can be sent a second time (by a retry, a 307/308 redirect or a replay after a
     /// token refresh): it has no body, or a body that can be read again.
     public var canBeSentAgain: Bool { body?.canBeSentAgain ?? true }
+
+    /// `METHOD URL` with secrets redacted by the built-in lists.
+    public var description: String { RequestSummary(self).description }
+
+    /// The method, redacted URL and headers, and the body's length, so that `dump` never shows a credential.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "method": method, "url": Redaction.redactedString(for: url), "headers": headers,
+                "bodyLength": body?.length as Any, "timeout": timeout as Any,
+            ],
+            displayStyle: .struct
+        )
+    }
 
     /// Deletes the body file made for this call only.
     func removeTemporaryBodyFile() {

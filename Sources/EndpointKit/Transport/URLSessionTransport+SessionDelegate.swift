@@ -196,6 +196,12 @@ extension URLSessionTransport {
             }
         }
 
+        /// Hands the 3xx to the caller as the response, and ends the task without answering `completionHandler`.
+        ///
+        /// Answering it races with a cancellation on Linux: FoundationNetworking stops with a `fatalError` when the
+        /// answer reaches a task that was cancelled meanwhile (a deadline, a cancelled caller), which a slow
+        /// redirecting server and a short deadline trigger within seconds. Unanswered, the redirect is simply
+        /// abandoned when the task, whose transfer is already complete, is cancelled here.
         func urlSession(
             _ session: URLSession,
             task: URLSessionTask,
@@ -203,7 +209,13 @@ extension URLSessionTransport {
             newRequest request: URLRequest,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
-            completionHandler(nil)
+            let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+            task.cancel()
+            guard let exchange else { return }
+            if let deadline = exchange.deadline { DeadlineScheduler.shared.cancel(deadline) }
+            defer { exchange.finished() }
+            exchange.caller?.resume(returning: Self.transportResponse(response, body: ResponseBody()))
+            exchange.body.finish(throwing: nil)
         }
 
         /// Takes in `task`'s response head, once: a streaming caller gets it now, a collecting one keeps
