@@ -11,9 +11,12 @@ import FoundationNetworking
 ///
 ///     enum APIKeyed: EndpointKind {
 ///         static func prepare(_ request: inout URLRequest, with key: APIKey) throws {
-///             request.setValue(key.value, forHTTPHeaderField: "X-API-Key")
+///             try request.setCheckedValue(key.value, for: "X-API-Key")
 ///         }
 ///     }
+///
+/// Set headers with `URLRequest.setCheckedValue(_:for:)`: on Linux, `setValue(_:forHTTPHeaderField:)` silently
+/// drops a value holding a line break, and the request would go out without it.
 ///
 /// Kinds whose `RequestData` is `Void` are sent without a `using:` argument.
 public protocol EndpointKind: Sendable {
