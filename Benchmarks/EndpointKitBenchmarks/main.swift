@@ -14,6 +14,11 @@ import FoundationNetworking
 //   endpointkit-benchmarks pipeline-cost JSON_FILE [COUNT]            µs per call with an instant transport
 //   endpointkit-benchmarks cancel-storm FAULT_URL [COUNT]             cancelling many held calls at once
 //   endpointkit-benchmarks profile kit|raw|floor NGINX_URL [COUNT]    a fixed workload for perf
+//   endpointkit-benchmarks redirect-cancel-stress FAULT_URL [CALLS]   deadlines landing among 3xx arrivals
+//
+// Knobs for experiments, read from the environment: EK_CASE=N runs one comparison case; EK_FILE names the file
+// `profile` fetches; EK_NO_DEADLINE=1 gives the EndpointKit side no deadline; EK_NO_FRESH=1 turns off fresh
+// connections for non-idempotent requests in `profile`.
 
 func peakResidentKilobytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
