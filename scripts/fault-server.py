@@ -63,6 +63,16 @@ def read_request(stream):
     return method, target, headers, body
 
 
+def hold_until_closed(sock):
+    """Keeps the connection open, answering nothing, until the client closes it or 60 s pass."""
+    sock.settimeout(60)
+    try:
+        while sock.recv(1024):
+            pass
+    except OSError:
+        pass
+
+
 def respond(sock, status, body, content_type="application/json", close=False):
     head = (
         f"HTTP/1.1 {status} {'OK' if status == 200 else 'Not Found'}\r\n"
@@ -104,12 +114,7 @@ class Handler(socketserver.BaseRequestHandler):
                 respond(sock, 200, b"x" * 100, "application/octet-stream")
             elif kind == "hold":
                 count("hold/" + key)
-                sock.settimeout(60)
-                try:
-                    while sock.recv(1024):
-                        pass
-                except OSError:
-                    pass
+                hold_until_closed(sock)
                 return
             elif kind == "drop-reused":
                 count("drop-reused/" + key)
@@ -122,12 +127,7 @@ class Handler(socketserver.BaseRequestHandler):
                 head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100\r\n\r\n"
                 sock.sendall(head.encode() + b"x" * 10)
                 count("stall-body-sent/" + key)
-                sock.settimeout(60)
-                try:
-                    while sock.recv(1024):
-                        pass
-                except OSError:
-                    pass
+                hold_until_closed(sock)
                 return
             elif kind == "redirect":
                 count("redirect/" + key)

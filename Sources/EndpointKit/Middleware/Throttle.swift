@@ -20,14 +20,14 @@ public struct Throttle: Middleware {
     /// The most requests in flight to one host at once, or `nil` for no per-host limit.
     public let maxConcurrentPerHost: Int?
     private let overall: AsyncSemaphore
-    private let hosts: Locked<[String: AsyncSemaphore]>
+    private let hosts: HostQueue?
 
     /// Creates the step; limits below 1 are raised to 1.
     public init(maxConcurrent: Int, maxConcurrentPerHost: Int? = nil) {
         self.maxConcurrent = max(1, maxConcurrent)
         self.maxConcurrentPerHost = maxConcurrentPerHost.map { max(1, $0) }
         overall = AsyncSemaphore(permits: self.maxConcurrent)
-        hosts = Locked([:])
+        hosts = self.maxConcurrentPerHost.map(HostQueue.init(limit:))
     }
 
     /// The most requests that were ever in flight at once through this step: a metric, e.g. to size the limit.
@@ -44,21 +44,11 @@ public struct Throttle: Middleware {
         -> TransportResponse
     {
         guard context.options.isThrottled else { return try await next(request, context: context) }
-        let host = semaphore(for: request.url.host)
-        if let host { try await host.acquire() }
-        defer { host?.release() }
+        let host = request.url.host?.lowercased()
+        if let hosts, let host { try await hosts.acquire(host) }
+        defer { if let hosts, let host { hosts.release(host) } }
         try await overall.acquire()
         defer { overall.release() }
         return try await next(request, context: context)
-    }
-
-    private func semaphore(for host: String?) -> AsyncSemaphore? {
-        guard let limit = maxConcurrentPerHost, let host = host?.lowercased() else { return nil }
-        return hosts.withLock { hosts in
-            if let existing = hosts[host] { return existing }
-            let created = AsyncSemaphore(permits: limit)
-            hosts[host] = created
-            return created
-        }
     }
 }
