@@ -99,12 +99,12 @@ extension Endpoint {
         request.temporaryBodyFile = temporaryFile
         let timeout = self.timeout ?? defaults.timeout
         if timeout.isFinite, timeout > 0, timeout < EndpointClient.longestDeadline {
-            request.timeout = .milliseconds(Int((timeout * 1000).rounded(.up)))
+            request.timeout = .roundedUp(seconds: timeout)
         }
         if let idle = idleTimeout ?? defaults.idleTimeout, idle.isFinite, idle > 0,
             idle < EndpointClient.longestDeadline
         {
-            request.idleTimeout = .milliseconds(Int((idle * 1000).rounded(.up)))
+            request.idleTimeout = .roundedUp(seconds: idle)
         }
         do {
             try Kind.prepare(&request, with: requestData)

@@ -61,13 +61,9 @@ public struct RetryPolicy: Sendable {
     public func nominalDelay(afterAttempt attempt: Int) -> Duration {
         // Computed in seconds and capped before it becomes a Duration: a large attempt number overflows the
         // power to infinity, which a Duration cannot hold.
-        let delay = Self.seconds(baseDelay) * pow(multiplier, Double(max(0, attempt - 1)))
-        guard delay.isFinite, delay < Self.seconds(maxDelay) else { return maxDelay }
+        let delay = baseDelay.inSeconds * pow(multiplier, Double(max(0, attempt - 1)))
+        guard delay.isFinite, delay < maxDelay.inSeconds else { return maxDelay }
         return .seconds(max(0, delay))
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Whether `request` may be retried at all: an idempotent method, or an `Idempotency-Key` header.

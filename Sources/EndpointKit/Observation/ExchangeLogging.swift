@@ -85,9 +85,7 @@ public struct ExchangeLogging: ExchangeObserver, Middleware {
         /// One line: `GET https://… → 200, 512 B in 12.3 ms (attempt 1)`.
         public var description: String {
             let outcome = statusCode.map { "\($0)" } ?? "failed (\(error?.kind.description ?? "error"))"
-            let components = duration.components
-            let milliseconds = Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
-            let shown = (milliseconds * 10).rounded() / 10
+            let shown = (duration.inSeconds * 10_000).rounded() / 10
             let hopNote = hop > 0 ? ", hop \(hop + 1)" : ""
             return
                 "\(method) \(redactedURL) → \(outcome), \(bytesReceived) B in \(shown) ms (attempt \(attempt)\(hopNote))"

@@ -148,7 +148,7 @@ extension EndpointClient {
         guard context.timeout.isFinite, context.timeout < Self.longestDeadline else {
             return try await followingRedirects(request, context: context, attempt: number, body: body, deadline: nil)
         }
-        let timeout = Duration.milliseconds(Int((context.timeout * 1000).rounded(.up)))
+        let timeout = Duration.roundedUp(seconds: context.timeout)
         if transport.enforcesTimeout, context.clock is ContinuousClock {
             // The transport times each hop exactly; no timer task of our own, which costs a measurable share of a
             // fast request. Each hop gets the time left of the one deadline.

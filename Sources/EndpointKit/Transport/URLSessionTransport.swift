@@ -189,7 +189,7 @@ public final class URLSessionTransport: Transport {
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         let idle = request.idleTimeout ?? request.timeout
-        urlRequest.timeoutInterval = wholeSeconds(idle.map(Self.seconds) ?? 60)
+        urlRequest.timeoutInterval = wholeSeconds(idle?.inSeconds ?? 60)
         var seen = Set<HTTPHeaders.Name>()
         for field in request.headers where seen.insert(field.name).inserted {
             // Repeated names are joined with ", ", as RFC 9110 allows for every field but Set-Cookie.
@@ -269,10 +269,6 @@ public final class URLSessionTransport: Transport {
         // Linux multiplies by 1000 into an Int: keep far from overflow; a day of silence is "forever" here.
         guard interval < 86_400 else { return 86_400 }
         return max(1, interval.rounded(.up))
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
