@@ -296,7 +296,7 @@ extension EndpointClient {
         var request = request
         if case .collected(let limit) = body { request.wholeBodyLimit = limit }
         if let call, call.isObserved, request.body != nil {
-            request.reportsBytesSent = { sent, expected in
+            request.uploadProgress = { sent, expected in
                 call.emit(.bytesSent(attempt: attempt, sent: sent, expected: expected))
             }
         }

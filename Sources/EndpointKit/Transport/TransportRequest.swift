@@ -37,9 +37,10 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
     /// with ``EndpointError/Kind/responseTooLarge`` past the limit. `nil` when the caller streams the body.
     public var wholeBodyLimit: Int?
     /// Called by a transport that can report upload progress, as the body goes out: the bytes sent so far and
-    /// the total when known. ``EndpointClient`` sets it when an ``ExchangeObserver`` listens, and turns the
-    /// calls into ``ExchangeEvent/bytesSent(attempt:sent:expected:)`` events.
-    public var reportsBytesSent: (@Sendable (_ sent: Int64, _ expected: Int64?) -> Void)?
+    /// the total when known, or `nil` when nobody listens. ``EndpointClient`` sets it when an
+    /// ``ExchangeObserver`` listens, and turns the calls into ``ExchangeEvent/bytesSent(attempt:sent:expected:)``
+    /// events.
+    public var uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64?) -> Void)?
 
     /// A file made for this call only (an assembled multipart body), deleted when the call is over.
     var temporaryBodyFile: URL?

@@ -16,10 +16,12 @@ extension URLSessionTransport {
         /// One task's state. A class, so the delegate callbacks change it in place under the lock.
         private final class Exchange {
             var caller: CheckedContinuation<TransportResponse, any Error>?
-            let body: BodyChannel
+            /// Where a streamed body goes; `nil` when the caller reads the whole body, which is collected here.
+            let body: BodyChannel?
             /// Set when the caller reads the whole body: it is collected here and handed over complete.
             let wholeBodyLimit: Int?
-            let reportsBytesSent: (@Sendable (Int64, Int64?) -> Void)?
+            let isHead: Bool
+            let uploadProgress: (@Sendable (Int64, Int64?) -> Void)?
             let finished: @Sendable () -> Void
             var response: HTTPURLResponse?
             var collected = Data()
@@ -29,49 +31,44 @@ extension URLSessionTransport {
 
             init(
                 caller: CheckedContinuation<TransportResponse, any Error>,
-                body: BodyChannel,
-                wholeBodyLimit: Int?,
-                reportsBytesSent: (@Sendable (Int64, Int64?) -> Void)?,
+                body: BodyChannel?,
+                request: TransportRequest,
                 finished: @escaping @Sendable () -> Void
             ) {
                 self.caller = caller
                 self.body = body
-                self.wholeBodyLimit = wholeBodyLimit
-                self.reportsBytesSent = reportsBytesSent
+                wholeBodyLimit = request.wholeBodyLimit
+                isHead = request.method == .head
+                uploadProgress = request.uploadProgress
                 self.finished = finished
             }
         }
 
         private let exchanges = Locked([Int: Exchange]())
 
-        /// Starts `task` and returns its response: as soon as the head arrives, with the body streaming into
-        /// the response's ``ResponseBody``; or, when `wholeBodyLimit` is set, once the whole body has arrived
-        /// (one wake-up of the caller instead of two), failing past the limit.
+        /// Starts `task`, which sends `request`, and returns its response: as soon as the head arrives, with the
+        /// body streaming into the response's ``ResponseBody``; or, when ``TransportRequest/wholeBodyLimit`` is
+        /// set, once the whole body has arrived (one wake-up of the caller instead of two), failing past the limit.
         ///
         /// Cancelling the calling task before it returns releases the caller at once; the task is cancelled
         /// afterwards on the session's delegate queue. Dropping or leaving a streamed body cancels the task
-        /// too. `timeout`, when set, fails the exchange with ``EndpointError/Kind/timedOut`` once it passes,
-        /// the body included. `finished` runs once, when the task is over, whichever way it ends.
+        /// too. ``TransportRequest/timeout``, when set, fails the exchange with ``EndpointError/Kind/timedOut``
+        /// once it passes, the body included. `finished` runs once, when the task is over, whichever way it ends.
         func run(
             _ task: URLSessionTask,
+            sending request: TransportRequest,
             in session: URLSession,
-            wholeBodyLimit: Int?,
-            timeout: Duration?,
-            reportsBytesSent: (@Sendable (Int64, Int64?) -> Void)? = nil,
             finished: @escaping @Sendable () -> Void
         ) async throws -> TransportResponse {
+            let timeout = request.timeout
             let id = task.taskIdentifier
             let queue = session.delegateQueue
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let body = BodyChannel(stop: { queue.addOperation { task.cancel() } })
-                    let exchange = Exchange(
-                        caller: continuation,
-                        body: body,
-                        wholeBodyLimit: wholeBodyLimit,
-                        reportsBytesSent: reportsBytesSent,
-                        finished: finished
-                    )
+                    let body =
+                        request.wholeBodyLimit == nil
+                        ? BodyChannel(stop: { queue.addOperation { task.cancel() } }) : nil
+                    let exchange = Exchange(caller: continuation, body: body, request: request, finished: finished)
                     let registered = exchanges.withLock { exchanges -> Bool in
                         if Task.isCancelled { return false }
                         exchanges[id] = exchange
@@ -138,7 +135,7 @@ extension URLSessionTransport {
             totalBytesSent: Int64,
             totalBytesExpectedToSend: Int64
         ) {
-            let report = exchanges.withLock { $0[task.taskIdentifier]?.reportsBytesSent }
+            let report = exchanges.withLock { $0[task.taskIdentifier]?.uploadProgress }
             report?(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
         }
 
@@ -151,7 +148,7 @@ extension URLSessionTransport {
             let action = exchanges.withLock { exchanges -> Action in
                 guard let exchange = exchanges[dataTask.taskIdentifier] else { return .none }
                 exchange.received += data.count
-                guard let limit = exchange.wholeBodyLimit else { return .stream(exchange.body) }
+                guard let limit = exchange.wholeBodyLimit else { return exchange.body.map(Action.stream) ?? .none }
                 guard let caller = exchange.caller else { return .none }
                 guard data.count <= limit - exchange.collected.count else {
                     exchange.caller = nil
@@ -190,9 +187,9 @@ extension URLSessionTransport {
                 } else {
                     caller.resume(throwing: EndpointError(.transportFailed, "the response is not an HTTP response"))
                 }
-                exchange.body.finish(throwing: nil)
+                exchange.body?.finish(throwing: nil)
             } else {
-                exchange.body.finish(throwing: failure)
+                exchange.body?.finish(throwing: failure)
             }
         }
 
@@ -215,7 +212,7 @@ extension URLSessionTransport {
             if let deadline = exchange.deadline { DeadlineScheduler.shared.cancel(deadline) }
             defer { exchange.finished() }
             exchange.caller?.resume(returning: Self.transportResponse(response, body: ResponseBody()))
-            exchange.body.finish(throwing: nil)
+            exchange.body?.finish(throwing: nil)
         }
 
         /// Takes in `task`'s response head, once: a streaming caller gets it now, a collecting one keeps
@@ -235,18 +232,16 @@ extension URLSessionTransport {
                     return .fail(caller, EndpointError(.transportFailed, "the response is not an HTTP response"))
                 }
                 exchange.response = http
-                let length = URLSessionTransport.announcedLength(of: http, for: task)
+                let length = URLSessionTransport.announcedLength(of: http, isHead: exchange.isHead)
                 exchange.announcedLength = length
-                if let limit = exchange.wholeBodyLimit {
-                    guard let length, length > limit else { return .none }
+                guard let body = exchange.body else {
+                    // The whole body is collected before the caller wakes, unless it is announced too large.
+                    guard let limit = exchange.wholeBodyLimit, let length, length > limit else { return .none }
                     exchange.caller = nil
                     return .fail(caller, ResponseBody.tooLarge(limit: limit, announced: length))
                 }
                 exchange.caller = nil
-                return .deliver(
-                    caller,
-                    Self.transportResponse(http, body: ResponseBody(length: length, channel: exchange.body))
-                )
+                return .deliver(caller, Self.transportResponse(http, body: ResponseBody(length: length, channel: body)))
             }
             switch action {
             case .none: break

@@ -164,14 +164,7 @@ public final class URLSessionTransport: Transport {
             queue.release(host)
             if let spooled { try? FileManager.default.removeItem(at: spooled) }
         }
-        return try await delegate.run(
-            task,
-            in: session,
-            wholeBodyLimit: request.wholeBodyLimit,
-            timeout: request.timeout,
-            reportsBytesSent: request.reportsBytesSent,
-            finished: finished
-        )
+        return try await delegate.run(task, sending: request, in: session, finished: finished)
     }
 
     /// The fresh-connection session for a non-idempotent request without an `Idempotency-Key`, or `nil` for the
@@ -282,8 +275,8 @@ public final class URLSessionTransport: Transport {
 
     /// The announced body length, unless a content encoding makes the decoded length unknown; 0 for a
     /// response that has no body whatever its headers say (to `HEAD`, and 1xx, 204 and 304).
-    static func announcedLength(of response: HTTPURLResponse, for task: URLSessionTask) -> Int? {
-        if task.originalRequest?.httpMethod == "HEAD" || response.statusCode == 204 || response.statusCode == 304
+    static func announcedLength(of response: HTTPURLResponse, isHead: Bool) -> Int? {
+        if isHead || response.statusCode == 204 || response.statusCode == 304
             || (100..<200).contains(response.statusCode)
         {
             return 0
