@@ -128,16 +128,16 @@ public struct EndpointClient: Sendable {
                 from: response,
                 envelope: endpoint.envelope ?? envelope,
                 decoder: endpoint.decoder ?? responseDecoder,
-                request: { summary(of: request, call: call) }
+                request: { redactor.summary(of: request) }
             )
             // Redacting the URL costs a parse: done only when an observer listens.
-            call?.emit(.decoded(request: summary(of: request, call: call), type: "\(Response.self)", error: nil))
+            call?.emit(.decoded(request: redactor.summary(of: request), type: "\(Response.self)", error: nil))
             return value
         } catch {
             var error = error
             if let count = call?.attemptCount, count > 0 { error.attempts = count }
             error = error.redactingSecrets(call?.secrets ?? [])
-            call?.emit(.decoded(request: summary(of: request, call: call), type: "\(Response.self)", error: error))
+            call?.emit(.decoded(request: redactor.summary(of: request), type: "\(Response.self)", error: error))
             throw error
         }
     }

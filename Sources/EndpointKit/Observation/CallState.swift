@@ -1,4 +1,5 @@
-/// What one call shares across its attempts: the one attempt counter, its observers and how to redact.
+/// What one call shares across its attempts: the one attempt counter, its observers, and the requests it sent
+/// (to know which secrets a server may echo back), redacted by the client's redactor.
 final class CallState: Sendable {
     let observers: [any ExchangeObserver]
     let redactor: Redactor

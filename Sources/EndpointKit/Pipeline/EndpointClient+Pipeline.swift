@@ -36,7 +36,7 @@ extension EndpointClient {
                     throw EndpointError(
                         .responseRejected,
                         "validators asked to send the request again more than \(Self.maxValidatorRetries) times",
-                        request: summary(of: request, call: call),
+                        request: redactor.summary(of: request),
                         statusCode: response.statusCode,
                         responseHeaders: response.headers,
                         body: response.bufferedBody
@@ -47,14 +47,10 @@ extension EndpointClient {
             }
         } catch {
             var error = error
-            if error.request == nil { error.request = summary(of: request, call: call) }
+            if error.request == nil { error.request = redactor.summary(of: request) }
             if let count = call?.attemptCount, count > 0 { error.attempts = count }
             throw error.redactingSecrets(call?.secrets ?? [])
         }
-    }
-
-    func summary(of request: TransportRequest, call: CallState?) -> RequestSummary {
-        (call?.redactor ?? redactor).summary(of: request)
     }
 
     /// `nil` when every validator and the status check accept; the retry action when one asks for a retry.
@@ -65,7 +61,7 @@ extension EndpointClient {
             EndpointError(
                 kind,
                 message,
-                request: summary(of: request, call: call),
+                request: redactor.summary(of: request),
                 statusCode: response.statusCode,
                 responseHeaders: response.headers,
                 body: response.bufferedBody,
@@ -137,7 +133,6 @@ extension EndpointClient {
     {
         let call = context.call
         let number = call?.beginAttempt() ?? context.attempt
-        let redactor = call?.redactor ?? self.redactor
         call?.emit(.attemptStarted(attempt: number, request: redactor.summary(of: request)))
         if Task.isCancelled {
             throw EndpointError(.cancelled, "the task was cancelled before the request was sent")
@@ -219,7 +214,6 @@ extension EndpointClient {
         deadline: ContinuousClock.Instant?
     ) async throws -> TransportResponse {
         let call = context.call
-        let redactor = call?.redactor ?? self.redactor
         // Once per call, before the first hop: a redirect to another origin rightly drops the credentials.
         if context.requiresAuthentication, !request.headers.contains(.authorization) {
             throw EndpointError(
@@ -279,7 +273,6 @@ extension EndpointClient {
         var statusCode: Int?
         func complete(_ error: EndpointError?) {
             guard let call, let start else { return }
-            let redactor = call.redactor
             var record = ExchangeLogging.Record(
                 request: request,
                 redactor: redactor,
@@ -306,7 +299,7 @@ extension EndpointClient {
             call?.emit(
                 .responseReceived(
                     attempt: attempt,
-                    request: call?.redactor.summary(of: request) ?? redactor.summary(of: request),
+                    request: redactor.summary(of: request),
                     statusCode: response.statusCode
                 )
             )
