@@ -111,12 +111,9 @@ extension Endpoint {
         } catch {
             throw invalid("\(Kind.self) refused the request: \(error)", error)
         }
-        // A kind writes what it likes: its headers are checked here, and every hop's again before sending.
-        for field in request.headers {
-            if let problem = HTTPHeaders.problem(name: field.name.rawValue, value: field.value) {
-                throw invalid(problem)
-            }
-        }
+        // A kind writes what it likes: the request is checked here by the same rule as every hop before sending
+        // (method a token, headers valid, none the transport manages), so `makeRequest` refuses it too.
+        if let problem = request.problem { throw invalid(problem) }
         return request
     }
 

@@ -15,6 +15,13 @@ enum CheckedKeyed: EndpointKind {
     }
 }
 
+/// A user-written kind that overrides headers only the transport may set, as request smuggling would.
+enum HostOverriding: EndpointKind {
+    static func prepare(_ request: inout URLRequest, with _: Void) throws {
+        request.setValue("evil.example", forHTTPHeaderField: "Host")
+    }
+}
+
 @Suite(.timeLimit(.minutes(1))) struct CheckedHeadersTests {
     static let partner = Endpoint<CheckedKeyed, [Item]>(path: "partner/items")
 
@@ -43,6 +50,22 @@ enum CheckedKeyed: EndpointKind {
         #expect(error.kind == .invalidRequest)
         #expect(await transport.transportRequests.isEmpty)
         #expect(!error.description.contains("X-Injected"))
+    }
+
+    @Test("A request whose kind set Host is refused when it is built, before anything is sent")
+    func kindSetsHost() async throws {
+        let transport = StubTransport(replies: [.json("[]")])
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+        let endpoint = Endpoint<HostOverriding, [Item]>(path: "items")
+
+        let built = try #require(throws: EndpointError.self) {
+            try endpoint.makeRequest(in: Fixture.environment, with: ())
+        }
+        let sent = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
+
+        #expect(built.kind == .invalidRequest)
+        #expect(sent.kind == .invalidRequest)
+        #expect(await transport.transportRequests.isEmpty)
     }
 
     @Test("A kind cannot set a header only the transport may set")
