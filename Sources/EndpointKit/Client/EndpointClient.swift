@@ -106,7 +106,7 @@ public struct EndpointClient: Sendable {
             let response = try await execute(
                 request,
                 context: context,
-                body: .collected(limit: endpoint.maximumResponseSize ?? defaults.maximumResponseSize),
+                bodyLimit: endpoint.maximumResponseSize ?? defaults.maximumResponseSize,
                 validating: true
             )
             return try decode(response, as: Response.self, for: endpoint, request: request, call: context.call)
@@ -168,7 +168,7 @@ public struct EndpointClient: Sendable {
             return try await execute(
                 request,
                 context: context(for: endpoint),
-                body: .collected(limit: endpoint.maximumResponseSize ?? defaults.maximumResponseSize),
+                bodyLimit: endpoint.maximumResponseSize ?? defaults.maximumResponseSize,
                 validating: false
             )
         } catch {

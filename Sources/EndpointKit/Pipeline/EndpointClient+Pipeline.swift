@@ -1,12 +1,5 @@
 import Foundation
 
-/// How a call wants its response body: read in full inside each attempt (so retries, the deadline and
-/// validators cover it), or handed on as it streams.
-enum BodyHandling: Sendable {
-    case collected(limit: Int)
-    case streamed
-}
-
 extension EndpointClient {
     /// How many times validators may ask to send one call again.
     static let maxValidatorRetries = 3
@@ -20,7 +13,7 @@ extension EndpointClient {
     func execute(
         _ request: TransportRequest,
         context: RequestContext,
-        body: BodyHandling,
+        bodyLimit: Int,
         validating: Bool
     ) async throws(EndpointError) -> TransportResponse {
         let call = context.call
@@ -29,7 +22,7 @@ extension EndpointClient {
             while true {
                 var attemptContext = context
                 attemptContext.attempt = (call?.attemptCount ?? 0) + 1
-                let response = try await runChain(request, context: attemptContext, body: body)
+                let response = try await runChain(request, context: attemptContext, bodyLimit: bodyLimit)
                 guard validating else { return response }
                 guard let action = try await verdict(on: response, for: request, call: call) else { return response }
                 guard validatorRetries < Self.maxValidatorRetries else {
@@ -111,11 +104,11 @@ extension EndpointClient {
     }
 
     /// The middleware chain around one attempt.
-    func runChain(_ request: TransportRequest, context: RequestContext, body: BodyHandling) async throws(EndpointError)
+    func runChain(_ request: TransportRequest, context: RequestContext, bodyLimit: Int) async throws(EndpointError)
         -> TransportResponse
     {
         let innermost = MiddlewareNext { request, context in
-            try await attempt(request, context: context, body: body)
+            try await attempt(request, context: context, bodyLimit: bodyLimit)
         }
         let chain = middleware.reversed().reduce(innermost) { next, step in
             MiddlewareNext { request, context in try await step.intercept(request, context: context, next: next) }
@@ -128,7 +121,7 @@ extension EndpointClient {
     }
 
     /// One attempt: numbered, observed, and timed by one deadline that covers every hop and the body.
-    private func attempt(_ request: TransportRequest, context: RequestContext, body: BodyHandling) async throws
+    private func attempt(_ request: TransportRequest, context: RequestContext, bodyLimit: Int) async throws
         -> TransportResponse
     {
         let call = context.call
@@ -141,7 +134,13 @@ extension EndpointClient {
             throw EndpointError(.invalidRequest, "the timeout must be positive, not \(context.timeout)")
         }
         guard context.timeout.isFinite, context.timeout < Self.longestDeadline else {
-            return try await followingRedirects(request, context: context, attempt: number, body: body, deadline: nil)
+            return try await followingRedirects(
+                request,
+                context: context,
+                attempt: number,
+                bodyLimit: bodyLimit,
+                deadline: nil
+            )
         }
         let timeout = Duration.roundedUp(seconds: context.timeout)
         if transport.enforcesTimeout, context.clock is ContinuousClock {
@@ -152,19 +151,31 @@ extension EndpointClient {
                 request,
                 context: context,
                 attempt: number,
-                body: body,
+                bodyLimit: bodyLimit,
                 deadline: deadline
             )
         }
         if context.clock is ContinuousClock {
             return try await runUnderSharedTimer(timeout: timeout, seconds: context.timeout) {
-                try await followingRedirects(request, context: context, attempt: number, body: body, deadline: nil)
+                try await followingRedirects(
+                    request,
+                    context: context,
+                    attempt: number,
+                    bodyLimit: bodyLimit,
+                    deadline: nil
+                )
             }
         }
         let clock = context.clock
         return try await withThrowingTaskGroup(of: TransportResponse?.self) { group in
             group.addTask {
-                try await followingRedirects(request, context: context, attempt: number, body: body, deadline: nil)
+                try await followingRedirects(
+                    request,
+                    context: context,
+                    attempt: number,
+                    bodyLimit: bodyLimit,
+                    deadline: nil
+                )
             }
             group.addTask {
                 try await clock.sleep(for: timeout)
@@ -210,7 +221,7 @@ extension EndpointClient {
         _ request: TransportRequest,
         context: RequestContext,
         attempt: Int,
-        body: BodyHandling,
+        bodyLimit: Int,
         deadline: ContinuousClock.Instant?
     ) async throws -> TransportResponse {
         let call = context.call
@@ -231,7 +242,7 @@ extension EndpointClient {
                 }
                 current.timeout = left
             }
-            let response = try await send(current, context: context, attempt: attempt, hop: hop, body: body)
+            let response = try await send(current, context: context, attempt: attempt, hop: hop, bodyLimit: bodyLimit)
             guard let next = try redirectPolicy.nextRequest(after: response, to: current, redactor: redactor) else {
                 return response
             }
@@ -255,13 +266,13 @@ extension EndpointClient {
         }
     }
 
-    /// One hop: the last check of the request, the transport, and the body read up to the call's limit.
+    /// One hop: the last check of the request, the transport, and the body read up to `bodyLimit` bytes.
     private func send(
         _ request: TransportRequest,
         context: RequestContext,
         attempt: Int,
         hop: Int,
-        body: BodyHandling
+        bodyLimit: Int
     ) async throws -> TransportResponse {
         if let problem = request.problem {
             throw EndpointError(.invalidRequest, problem)
@@ -287,7 +298,7 @@ extension EndpointClient {
             call.emit(.exchangeCompleted(record))
         }
         var request = request
-        if case .collected(let limit) = body { request.wholeBodyLimit = limit }
+        request.wholeBodyLimit = bodyLimit
         if let call, call.isObserved, request.body != nil {
             request.uploadProgress = { sent, expected in
                 call.emit(.bytesSent(attempt: attempt, sent: sent, expected: expected))
@@ -303,16 +314,15 @@ extension EndpointClient {
                     statusCode: response.statusCode
                 )
             )
-            if case .collected(let limit) = body {
-                let expected = response.body.length
-                let progress: ((Int) -> Void)? = call.flatMap { call in
-                    guard call.isObserved else { return nil }
-                    return { count in call.emit(.bytesReceived(attempt: attempt, received: count, expected: expected)) }
-                }
-                let data = try await response.body.collect(upTo: limit, progress: progress)
-                received = data.count
-                response.body = ResponseBody(data)
+            let expected = response.body.length
+            let progress: ((Int) -> Void)? = call.flatMap { call in
+                guard call.isObserved else { return nil }
+                return { count in call.emit(.bytesReceived(attempt: attempt, received: count, expected: expected)) }
             }
+            // Read in full inside the attempt, so that retries and the deadline cover the body too.
+            let data = try await response.body.collect(upTo: bodyLimit, progress: progress)
+            received = data.count
+            response.body = ResponseBody(data)
             complete(nil)
             return response
         } catch {
