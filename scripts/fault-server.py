@@ -5,6 +5,8 @@
 
 Paths (KEY is any name a test picks, so tests running at once do not share counters):
     GET  /count/PATH       {"count": N}: how many requests for PATH (e.g. hold/KEY) arrived so far
+    GET  /await/PATH       like /count/PATH, answered once the count is at least 1 (or after 30 s): a gate a test
+                           waits on instead of sleeping
     GET  /truncated/KEY    the first request for KEY announces Content-Length: 100, sends 10 bytes and closes
                            the connection; later ones get all 100 bytes
     GET  /hold/KEY         counted, then never answered: the connection is held until the client closes it
@@ -14,7 +16,13 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     GET  /redirect/KEY     counted; 302 to /hold/KEY
     GET  /slow-redirect/KEY/N  counted; after 0.1 s, 302 to /slow-redirect/KEY/N-1, and 200 at 0
     GET  /chunked/KEY/N    counted; N MiB of body, chunked, 64 KiB at a time; counts chunked-closed/KEY when the
-                           client closes the connection before the end
+                           client closes the connection before the end, and the body bytes it sent as chunked-sent/KEY
+    GET  /length/KEY/N     counted; N MiB of body with Content-Length, 64 KiB at a time; the body bytes it sent
+                           as length-sent/KEY, length-closed/KEY when the client closes the connection first, and
+                           length-done/KEY once it is over either way (chunked-done/KEY likewise)
+    GET  /bomb/KEY/N       counted; N MiB of zeros as Content-Encoding: gzip (about 1 KiB per MiB), 16 KiB at
+                           a time; the compressed bytes it sent as bomb-sent/KEY, and bomb-done/KEY once it is over
+                           (sent or cut). ?encoding=deflate sends zlib data
     ANY  /echo/KEY         200 with the request body, counted
     ANY  /drop-reused/KEY  counted; answered when it is the first request on its connection, otherwise the
                            connection is closed without an answer (a keep-alive connection the server dropped)
@@ -22,19 +30,54 @@ Connections are kept alive between requests, as real servers do.
 """
 import json
 import socket
+import zlib
 import socketserver
 import sys
 import threading
 import time
 
 counts = {}
-lock = threading.Lock()
+lock = threading.Condition()
 
 
 def count(key):
     with lock:
         counts[key] = counts.get(key, 0) + 1
+        lock.notify_all()
         return counts[key]
+
+
+def add(key, amount):
+    with lock:
+        counts[key] = counts.get(key, 0) + amount
+        lock.notify_all()
+
+
+bombs = {}
+
+
+def bomb(mebibytes, wbits):
+    """N MiB of zeros, compressed once per size and kept (a 1 GiB bomb is about 1 MiB)."""
+    with lock:
+        if (mebibytes, wbits) in bombs:
+            return bombs[(mebibytes, wbits)]
+    compressor = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    zeros = bytes(1 << 20)
+    data = b"".join(compressor.compress(zeros) for _ in range(mebibytes)) + compressor.flush()
+    with lock:
+        bombs[(mebibytes, wbits)] = data
+    return data
+
+
+def send_counted(sock, data, key, piece):
+    """Sends data piece by piece, adding what left to counts[key]; False when the client went away."""
+    try:
+        for start in range(0, len(data), piece):
+            sock.sendall(data[start:start + piece])
+            add(key, min(piece, len(data) - start))
+        return True
+    except OSError:
+        return False
 
 
 def read_request(stream):
@@ -105,6 +148,11 @@ class Handler(socketserver.BaseRequestHandler):
                 with lock:
                     seen = counts.get("/".join(parts[1:]), 0)
                 respond(sock, 200, json.dumps({"count": seen}).encode())
+            elif kind == "await":
+                with lock:
+                    lock.wait_for(lambda: counts.get("/".join(parts[1:]), 0) > 0, timeout=30)
+                    seen = counts.get("/".join(parts[1:]), 0)
+                respond(sock, 200, json.dumps({"count": seen}).encode())
             elif kind == "truncated":
                 if count("truncated/" + key) == 1:
                     head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100\r\n\r\n"
@@ -150,9 +198,46 @@ class Handler(socketserver.BaseRequestHandler):
                     chunk = b"x" * 65536
                     for _ in range(mebibytes * 16):
                         sock.sendall(b"10000\r\n" + chunk + b"\r\n")
+                        add("chunked-sent/" + key, len(chunk))
                     sock.sendall(b"0\r\n\r\n")
                 except OSError:
                     count("chunked-closed/" + key)
+                    return
+                finally:
+                    count("chunked-done/" + key)
+            elif kind == "length":
+                count("length/" + key)
+                mebibytes = int(parts[2]) if len(parts) > 2 else 1
+                head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                head += f"Content-Length: {mebibytes << 20}\r\n\r\n"
+                try:
+                    sock.sendall(head.encode())
+                except OSError:
+                    return
+                piece = bytes(65536)
+                try:
+                    for _ in range(mebibytes * 16):
+                        sock.sendall(piece)
+                        add("length-sent/" + key, len(piece))
+                except OSError:
+                    count("length-closed/" + key)
+                    return
+                finally:
+                    count("length-done/" + key)
+            elif kind == "bomb":
+                count("bomb/" + key)
+                mebibytes = int(parts[2]) if len(parts) > 2 else 1
+                deflate = "encoding=deflate" in target
+                data = bomb(mebibytes, 15 if deflate else 31)
+                head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                head += f"Content-Encoding: {'deflate' if deflate else 'gzip'}\r\nContent-Length: {len(data)}\r\n\r\n"
+                try:
+                    sock.sendall(head.encode())
+                except OSError:
+                    return
+                sent = send_counted(sock, data, "bomb-sent/" + key, 16384)
+                count("bomb-done/" + key)
+                if not sent:
                     return
             elif kind == "echo":
                 count("echo/" + key)

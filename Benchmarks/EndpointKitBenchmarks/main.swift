@@ -15,6 +15,7 @@ import FoundationNetworking
 //   endpointkit-benchmarks cancel-storm FAULT_URL [COUNT]             cancelling many held calls at once
 //   endpointkit-benchmarks profile kit|raw|floor NGINX_URL [COUNT]    a fixed workload for perf
 //   endpointkit-benchmarks redirect-cancel-stress FAULT_URL [CALLS]   deadlines landing among 3xx arrivals
+//   endpointkit-benchmarks size-limits FAULT_URL [LIMIT_MIB]          what oversized and compressed bodies cost
 //
 // Knobs for experiments, read from the environment: EK_CASE=N runs one comparison case; EK_FILE names the file
 // `profile` fetches; EK_NO_DEADLINE=1 gives the EndpointKit side no deadline; EK_NO_FRESH=1 turns off fresh
@@ -181,6 +182,12 @@ case "profile":
         exit(64)
     }
     try await profile(side: rest[0], baseURL: url, count: rest.dropFirst(2).first.flatMap { Int($0) } ?? 300)
+case "size-limits":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks size-limits FAULT_URL [LIMIT_MIB]")
+        exit(64)
+    }
+    try await sizeLimits(faultURL: url, limitMiB: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1)
 case "request-building":
     try requestBuilding(count: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 default:
