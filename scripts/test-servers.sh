@@ -4,7 +4,10 @@
 #   scripts/test-servers.sh start DIR   installs what is missing, starts httpbin (gunicorn), nginx and the fault
 #                                       server (scripts/fault-server.py) on free
 #                                       127.0.0.1 ports, waits until they answer, and writes DIR/env with
-#                                       the ENDPOINTKIT_* variables and DIR/pids with their PIDs
+#                                       the ENDPOINTKIT_* variables and DIR/pids with their PIDs. nginx also
+#                                       serves https with a certificate from a test CA made for this run
+#                                       (DIR/tls/ca.crt, which scripts/with-test-ca.sh makes trusted for one
+#                                       command), and with one from a CA nobody trusts
 #   scripts/test-servers.sh stop DIR    stops them by PID
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +27,9 @@ install_missing() {
     if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then packages+=(nginx-light); fi
     # curl checks the servers are up, and the cURL tests run the commands EndpointKit prints.
     if ! command -v curl >/dev/null; then packages+=(curl); fi
+    # openssl makes the test CA; ca-certificates is the system's trust store the test CA joins for a run.
+    if ! command -v openssl >/dev/null; then packages+=(openssl); fi
+    if [ ! -f /etc/ssl/certs/ca-certificates.crt ]; then packages+=(ca-certificates); fi
     if [ ${#packages[@]} -gt 0 ]; then
         echo "test-servers: installing ${packages[*]} from Debian"
         as_root apt-get update -qq
@@ -51,6 +57,23 @@ wait_for() {
     done
     echo "test-servers: $name did not answer at $url within 10 s" >&2
     return 1
+}
+
+# A CA and a server certificate it signs for 127.0.0.1 and localhost, valid for two days: make_ca DIR NAME.
+make_ca() {
+    local dir=$1 name=$2
+    mkdir -p "$dir"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -keyout "$dir/ca.key" -out "$dir/ca.crt" -subj "/CN=$name" \
+        -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+        -keyout "$dir/server.key" -out "$dir/server.csr" -subj "/CN=127.0.0.1" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' \
+        >"$dir/server.ext"
+    openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial -days 2 \
+        -extfile "$dir/server.ext" -out "$dir/server.crt" 2>/dev/null
+    rm -f "$dir/ca.key"  # nothing else is ever signed by it
+    chmod 644 "$dir"/*.crt "$dir"/server.key
 }
 
 start() {
@@ -81,6 +104,11 @@ print(json.dumps({"result": {"id": 1, "name": "Ada", "email": "ada@example.com",
             >"$state/www/user-$((size / 1024))k.json"
     done
     chmod 644 "$state/www"/*.*
+    make_ca "$state/tls" "EndpointKit Test CA"
+    make_ca "$state/tls/untrusted" "EndpointKit Untrusted CA"
+    local https_port untrusted_port
+    https_port=$(free_port)
+    untrusted_port=$(free_port)
     local nginx_bin
     nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
     cat >"$state/nginx/nginx.conf" <<CONF
@@ -120,6 +148,34 @@ http {
             return 200 '{"id": 1, "name": "protected"}';
         }
     }
+    # https with the test CA's certificate: the static files, the Authorization header echoed back, and redirects
+    # to plain http and to the untrusted server.
+    server {
+        listen 127.0.0.1:$https_port ssl;
+        ssl_certificate $state/tls/server.crt;
+        ssl_certificate_key $state/tls/server.key;
+        root $state/www;
+        location = /authorization {
+            default_type application/json;
+            return 200 '{"authorization": "\$http_authorization"}';
+        }
+        location = /to-http {
+            return 302 http://127.0.0.1:$nginx_port/item.json;
+        }
+        location = /to-https {
+            return 302 https://127.0.0.1:$https_port/item.json;
+        }
+        location = /to-untrusted {
+            return 302 https://127.0.0.1:$untrusted_port/item.json;
+        }
+    }
+    # https with a certificate from a CA that nobody trusts.
+    server {
+        listen 127.0.0.1:$untrusted_port ssl;
+        ssl_certificate $state/tls/untrusted/server.crt;
+        ssl_certificate_key $state/tls/untrusted/server.key;
+        root $state/www;
+    }
     # Echoes the request line's method and target exactly as received, before any decoding.
     server {
         listen 127.0.0.1:$echo_port;
@@ -145,9 +201,14 @@ export ENDPOINTKIT_HTTPBIN_URL=http://127.0.0.1:$httpbin_port
 export ENDPOINTKIT_NGINX_URL=http://127.0.0.1:$nginx_port
 export ENDPOINTKIT_ECHO_URL=http://127.0.0.1:$echo_port
 export ENDPOINTKIT_FAULT_URL=http://127.0.0.1:$fault_port
+export ENDPOINTKIT_HTTPS_URL=https://127.0.0.1:$https_port
+export ENDPOINTKIT_UNTRUSTED_HTTPS_URL=https://127.0.0.1:$untrusted_port
+export ENDPOINTKIT_TEST_CA=$state/tls/ca.crt
 ENV
-    echo "test-servers: httpbin on $httpbin_port, nginx on $nginx_port (static) and $echo_port (request echo)," \
-        "fault server on $fault_port"
+    curl -fsS -o /dev/null --cacert "$state/tls/ca.crt" "https://127.0.0.1:$https_port/item.json" \
+        || { echo "test-servers: nginx's https server does not answer" >&2; return 1; }
+    echo "test-servers: httpbin on $httpbin_port, nginx on $nginx_port (static), $echo_port (request echo)," \
+        "$https_port (https, test CA) and $untrusted_port (https, untrusted CA), fault server on $fault_port"
 }
 
 stop() {

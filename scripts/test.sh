@@ -4,8 +4,8 @@
 #   2. a warnings-as-errors build of every target
 #   3. the compile checks (a private endpoint without its token must not compile)
 #   4. the DocC catalog, with warnings as errors
-#   5. httpbin, nginx and the fault server on free loopback ports, then `swift test`, then the servers are
-#      stopped by PID
+#   5. httpbin, nginx (http, and https with a test CA made for the run) and the fault server on free loopback
+#      ports, then `swift test` with that CA trusted for it alone, then the servers are stopped by PID
 #   6. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,8 +34,8 @@ scripts/test-servers.sh start "$state"
 # shellcheck disable=SC1091
 source "$state/env"
 
-echo "== swift test"
-swift test --skip-build "$@"
+echo "== swift test (the run's test CA trusted for it alone)"
+scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build "$@"
 
 if [ $# -eq 0 ]; then
     echo "== swift test, unit suites under Thread Sanitizer"

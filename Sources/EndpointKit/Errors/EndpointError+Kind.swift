@@ -19,8 +19,12 @@ extension EndpointError {
         /// The request body could not be encoded. Nothing was sent.
         public static let encodingFailed = Kind("encodingFailed")
         /// The transport failed before a complete response arrived: connection refused, host not found,
-        /// connection lost, a TLS failure.
+        /// connection lost.
         public static let transportFailed = Kind("transportFailed")
+        /// No secure connection could be made: the server's certificate is not trusted (an unknown or untrusted
+        /// CA, expired, for another host) or the TLS handshake failed. Nothing was sent, and sending again will
+        /// not help, so it is never retried.
+        public static let secureConnectionFailed = Kind("secureConnectionFailed")
         /// The response body was larger than the call's limit (``RequestDefaults/maximumResponseSize``); the
         /// transfer was stopped.
         public static let responseTooLarge = Kind("responseTooLarge")

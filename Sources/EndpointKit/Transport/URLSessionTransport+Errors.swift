@@ -28,6 +28,13 @@ extension URLSessionTransport {
             return EndpointError(.timedOut, "no data arrived within the idle timeout", underlyingError: error)
         default:
             let reason = urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(urlError.code)"
+            if !afterHead, isSecureConnectionFailure(urlError, reason: reason) {
+                return EndpointError(
+                    .secureConnectionFailed,
+                    "no secure connection (URLError \(urlError.code.rawValue)): \(reason)",
+                    underlyingError: error
+                )
+            }
             let part = afterHead ? "the response body was cut short" : "the transfer failed"
             return EndpointError(
                 .transportFailed,
@@ -46,6 +53,21 @@ extension URLSessionTransport {
             isTransient: true
         )
     }
+
+    /// Whether `error` is a failed TLS handshake or an untrusted certificate. Apple platforms have codes for it;
+    /// Linux reports most of them as `URLError.unknown` with libcurl's message, which starts with "SSL" (e.g.
+    /// "SSL certificate problem: unable to get local issuer certificate", "SSL: no alternative certificate
+    /// subject name matches target host name").
+    static func isSecureConnectionFailure(_ error: URLError, reason: String) -> Bool {
+        if secureConnectionCodes.contains(error.code) { return true }
+        return error.code == .unknown && reason.hasPrefix("SSL")
+    }
+
+    private static let secureConnectionCodes: Set<URLError.Code> = [
+        .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+        .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+        .clientCertificateRequired,
+    ]
 
     /// Failures of the connection rather than of the request: sending again may succeed.
     private static let transientCodes: Set<URLError.Code> = [

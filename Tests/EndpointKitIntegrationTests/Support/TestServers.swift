@@ -20,6 +20,12 @@ enum TestServers {
     static func echo() throws -> URL { try url("ENDPOINTKIT_ECHO_URL") }
     /// scripts/fault-server.py: truncated bodies, held requests, and a count of what arrived per path.
     static func fault() throws -> URL { try url("ENDPOINTKIT_FAULT_URL") }
+    /// nginx over https with a certificate from the run's test CA, which `scripts/with-test-ca.sh` makes trusted:
+    /// the static files, `/authorization` echoing that header, and 302s at `/to-http`, `/to-https` and
+    /// `/to-untrusted`.
+    static func https() throws -> URL { try url("ENDPOINTKIT_HTTPS_URL") }
+    /// nginx over https with a certificate from a CA nobody trusts, serving the static files.
+    static func untrustedHTTPS() throws -> URL { try url("ENDPOINTKIT_UNTRUSTED_HTTPS_URL") }
 
     /// A client for httpbin through a fresh `URLSessionTransport`.
     static func httpbinClient(envelope: ResponseEnvelope = .plain) throws -> EndpointClient {

@@ -51,7 +51,9 @@ import FoundationNetworking
             (.notConnectedToInternet, .transportFailed, true),
             (.networkConnectionLost, .transportFailed, true),
             (.badURL, .transportFailed, false),
-            (.serverCertificateUntrusted, .transportFailed, false),
+            (.serverCertificateUntrusted, .secureConnectionFailed, false),
+            (.serverCertificateHasBadDate, .secureConnectionFailed, false),
+            (.secureConnectionFailed, .secureConnectionFailed, false),
         ]
     )
     func transportFailures(code: URLError.Code, kind: EndpointError.Kind, isTransient: Bool) async throws {
@@ -60,6 +62,28 @@ import FoundationNetworking
         #expect(error.kind == kind)
         #expect(error.isTransient == isTransient)
         #expect((error.underlyingError as? URLError)?.code == code)
+    }
+
+    @Test("Linux's unknown error with libcurl's SSL message is a secureConnectionFailed; other unknown errors are not")
+    func linuxTLSMessages() {
+        func linux(_ message: String) -> URLError {
+            URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: message])
+        }
+        let untrusted = URLSessionTransport.endpointError(
+            from: linux("SSL certificate problem: unable to get local issuer certificate"),
+            afterHead: false
+        )
+        let wrongHost = URLSessionTransport.endpointError(
+            from: linux("SSL: no alternative certificate subject name matches target host name '127.0.0.2'"),
+            afterHead: false
+        )
+        let other = URLSessionTransport.endpointError(from: linux("Failure when receiving data"), afterHead: false)
+
+        #expect(untrusted.kind == .secureConnectionFailed)
+        #expect(!untrusted.isTransient)
+        #expect(untrusted.message.contains("unable to get local issuer certificate"))
+        #expect(wrongHost.kind == .secureConnectionFailed)
+        #expect(other.kind == .transportFailed)
     }
 
     @Test("A body cut short after the head is a transient failure, whatever code Linux gives it")
