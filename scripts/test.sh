@@ -3,7 +3,7 @@
 #   1. formatting (swift format lint --strict)
 #   2. a warnings-as-errors build of every target
 #   3. the compile checks (a private endpoint without its token must not compile)
-#   4. the DocC catalog, with warnings as errors
+#   4. the DocC catalog, with warnings as errors, and a short run of every fuzz target (Fuzz/)
 #   5. httpbin, nginx (http, and https with a test CA made for the run) and the fault server on free loopback
 #      ports, then `swift test` with that CA trusted for it alone, then the servers are stopped by PID
 #   6. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan)
@@ -18,7 +18,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== swift format lint"
-swift format lint --strict --recursive Package.swift Sources Tests Benchmarks
+swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fuzz
 
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors
@@ -28,6 +28,9 @@ scripts/compile-checks.sh
 
 echo "== documentation (DocC, warnings are errors)"
 scripts/check-docs.sh
+
+echo "== fuzzing, a short run of every target (scripts/fuzz.sh runs 100,000 cases each)"
+scripts/fuzz.sh "${FUZZ_RUNS:-3000}"
 
 echo "== test servers"
 scripts/test-servers.sh start "$state"

@@ -164,9 +164,20 @@ public struct MultipartBody: RequestBody {
     }
 
     /// Escapes a name or file name as HTML forms do: `"`, CR and LF are percent-encoded.
+    ///
+    /// Scalar by scalar, not character by character: a line feed followed by a combining mark is one
+    /// `Character` that is not equal to `"\n"`, and would reach the header unescaped.
     static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\"", with: "%22").replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        var output = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output.append(contentsOf: "%22".unicodeScalars)
+            case "\r": output.append(contentsOf: "%0D".unicodeScalars)
+            case "\n": output.append(contentsOf: "%0A".unicodeScalars)
+            default: output.append(scalar)
+            }
+        }
+        return String(output)
     }
 }
 

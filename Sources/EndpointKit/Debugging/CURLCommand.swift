@@ -112,13 +112,16 @@ public struct CURLCommand: Sendable, CustomStringConvertible {
 
     /// `text` in single quotes; a `'` inside becomes `'\''`.
     static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        "'" + text.replacingScalars(of: "'", with: #"'\''"#) + "'"
     }
 
     /// A `--data-binary` argument: the body in single quotes when it is printable UTF-8, otherwise read from
-    /// `printf` with octal escapes, because a shell argument cannot hold a NUL byte.
+    /// `printf` with octal escapes, because a shell argument cannot hold a NUL byte (nor start with `@`, which
+    /// curl reads as a file name).
     static func quotedBody(_ body: Data) -> String {
-        if let text = String(data: body, encoding: .utf8),
+        // curl reads a --data-binary argument that starts with @ as a file name, so such a body goes through
+        // printf too.
+        if let text = String(data: body, encoding: .utf8), !text.hasPrefix("@"),
             !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" })
         {
             return quoted(text)

@@ -104,11 +104,26 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
         // Longest first, so a token inside a longer secret ("Bearer <token>") is not half replaced.
         let ordered = secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
         func scrub(_ text: String) -> String {
-            ordered.reduce(text) { $0.replacingOccurrences(of: $1, with: Redaction.placeholder) }
+            ordered.reduce(text) { $0.replacingScalars(of: $1, with: Redaction.placeholder) }
+        }
+        /// A snippet cut at its limit can end in the first characters of a secret: those go too.
+        func scrubCutSecret(_ snippet: String) -> String {
+            guard snippet.hasSuffix("…") else { return snippet }
+            let kept = Array(snippet.unicodeScalars.dropLast())
+            for secret in ordered {
+                let scalars = Array(secret.unicodeScalars)
+                for length in stride(from: min(scalars.count - 1, kept.count), through: 3, by: -1)
+                where kept.suffix(length).elementsEqual(scalars.prefix(length)) {
+                    var view = String.UnicodeScalarView(kept.dropLast(length))
+                    view.append(contentsOf: Redaction.placeholder.unicodeScalars)
+                    return String(view) + "…"
+                }
+            }
+            return snippet
         }
         var error = self
         error.message = scrub(message)
-        error.bodySnippet = bodySnippet.map(scrub)
+        error.bodySnippet = bodySnippet.map { scrubCutSecret(scrub($0)) }
         error.codingPath = codingPath.map(scrub)
         error.curlCommand = curlCommand.map(scrub)
         return error

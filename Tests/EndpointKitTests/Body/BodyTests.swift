@@ -89,6 +89,19 @@ import FoundationNetworking
         #expect(try text(content) == expected)
     }
 
+    @Test("A line break followed by a combining mark in a field name is escaped too (found by fuzzing)")
+    func multipartNameWithCombiningMark() throws {
+        // "\n\u{31A}" is one Character that is not "\n": a Character-based replace sent the line break as is, so
+        // a name could add a header line to its part.
+        let body = MultipartBody([.field("a\n\u{31A}X-Injected: 1", "v")])
+
+        let content = try body.makeContent(context: context)
+
+        let lines = try text(content).components(separatedBy: "\r\n")
+        #expect(lines[1] == "Content-Disposition: form-data; name=\"a%0A\u{31A}X-Injected: 1\"")
+        #expect(lines[2] == "")
+    }
+
     @Test("Each multipart body gets a fresh random boundary")
     func freshBoundary() throws {
         let body = MultipartBody([.field("a", "b")])

@@ -47,6 +47,21 @@ import FoundationNetworking
         #expect(CURLCommand.quotedBody(Data("{\"a\": \"b'c\"}".utf8)) == #"'{"a": "b'\''c"}'"#)
     }
 
+    @Test("A quote followed by a combining mark is escaped too (found by fuzzing)")
+    func quoteWithCombiningMark() {
+        // "'\u{301}" is one Character that is not "'": a Character-based replace left the quote in place, which
+        // ended the quoted argument and handed the rest of the text to the shell.
+        let quoted = CURLCommand.quoted("x'\u{301}; touch pwned")
+
+        #expect(quoted == "'x'\\''\u{301}; touch pwned'")
+    }
+
+    @Test("A text body starting with @ is sent through printf, since curl reads @name as a file (found by fuzzing)")
+    func bodyStartingWithAt() {
+        #expect(CURLCommand.quotedBody(Data("@/etc/passwd".utf8)) == "@<(printf '@/etc/passwd')")
+        #expect(CURLCommand.quotedBody(Data("a@b".utf8)) == "'a@b'")
+    }
+
     @Test("A binary body is read from printf with octal escapes, NUL bytes included")
     func binaryBody() {
         #expect(

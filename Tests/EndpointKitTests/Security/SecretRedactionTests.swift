@@ -7,6 +7,18 @@ import Testing
 private enum Role: String, Decodable { case admin, user }
 private struct Account: Decodable { var role: Role }
 
+extension String.UnicodeScalarView {
+    /// Whether `needle` occurs here, compared scalar by scalar.
+    fileprivate func containsSequence(_ needle: String.UnicodeScalarView) -> Bool {
+        let haystack = Array(self)
+        let needle = Array(needle)
+        guard haystack.count >= needle.count else { return false }
+        return (0...(haystack.count - needle.count)).contains {
+            haystack[$0..<($0 + needle.count)].elementsEqual(needle)
+        }
+    }
+}
+
 /// Everything a person could print of `value`: interpolation and `dump`.
 private func printedForms(of value: Any) -> String {
     var dumped = ""
@@ -31,6 +43,39 @@ private func printedForms(of value: Any) -> String {
         #expect(!printedForms(of: error).contains("s3cret-token-1"))
         #expect(error.bodySnippet?.contains("s3cret-token-1") == false)
         #expect(error.curlCommand?.contains("s3cret-token-1") == false)
+    }
+
+    @Test("An echoed token followed by a combining mark is still redacted (found by fuzzing)")
+    func echoedTokenWithCombiningMark() async throws {
+        // "1\u{301}" is one Character, so a Character-based search does not find "…-1" in "…-1\u{301}".
+        let transport = StubTransport { request in
+            .json(#"{"error": "\#(request.headers[.authorization] ?? "")\#u{301} is revoked"}"#, status: 403)
+        }
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: .search(for: "tea"), using: AccessToken("s3cret-token-1"))
+        }
+
+        #expect(error.bodySnippet?.contains("is revoked") == true)
+        #expect(!printedForms(of: error).unicodeScalars.containsSequence("s3cret-token-1".unicodeScalars))
+    }
+
+    @Test("A body snippet cut inside an echoed token shows no part of it (found by fuzzing)")
+    func snippetCutInsideToken() async throws {
+        let token = "s3cret-token-0123456789"
+        // The snippet keeps 512 bytes; the token starts 10 bytes before its end.
+        let body = String(repeating: "x", count: 502) + token + String(repeating: "y", count: 100)
+        let transport = StubTransport { _ in .response(TransportResponse(statusCode: 500, data: Data(body.utf8))) }
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: .search(for: "tea"), using: AccessToken(token))
+        }
+
+        let snippet = try #require(error.bodySnippet)
+        #expect(snippet.hasSuffix("x<redacted>…"))
+        #expect(!printedForms(of: error).contains("s3cret-tok"))
     }
 
     @Test("A token a middleware added and the server echoes after a refresh is redacted too")
