@@ -51,3 +51,12 @@ extension String {
         replacingScalars(of: other, with: "") != self || other.isEmpty
     }
 }
+
+/// `value`, or a broken invariant when it is `nil`.
+func required<Value>(_ value: Value?, _ message: @autoclosure () -> String) -> Value {
+    guard let value else {
+        require(false, message())
+        fatalError("unreachable: require stops the process")
+    }
+    return value
+}

@@ -15,16 +15,27 @@ enum EnvelopeFuzz {
         var tags: [String]?
     }
 
-    /// Answers every request with one fixed response.
-    struct FixedTransport: Transport {
-        let status: Int
-        let body: Data
-        let contentType: String
+    /// Answers every request with the response the current case set.
+    final class CaseTransport: Transport, @unchecked Sendable {
+        private let lock = NSLock()
+        private var response = (status: 200, body: Data(), contentType: "")
+
+        func answer(status: Int, body: Data, contentType: String) {
+            lock.withLock { response = (status, body, contentType) }
+        }
 
         func send(_ request: TransportRequest) async throws -> TransportResponse {
-            TransportResponse(statusCode: status, headers: ["Content-Type": contentType], data: body)
+            let (status, body, contentType) = lock.withLock { response }
+            return TransportResponse(statusCode: status, headers: ["Content-Type": contentType], data: body)
         }
     }
+
+    static let transport = CaseTransport()
+    static let client = EndpointClient(
+        environment: PathFuzz.environment,
+        transport: transport,
+        envelope: .networkResponse
+    )
 
     static let statuses = [200, 200, 200, 201, 204, 400, 401, 404, 500]
     static let contentTypes = ["application/json", "application/json; charset=utf-16", "text/plain", ""]
@@ -38,11 +49,7 @@ enum EnvelopeFuzz {
         for byte in input.rest() {
             if byte == 0xFE { body += Array(token.utf8) } else { body.append(byte) }
         }
-        let client = EndpointClient(
-            environment: PathFuzz.environment,
-            transport: FixedTransport(status: status, body: Data(body), contentType: contentType),
-            envelope: .networkResponse
-        )
+        transport.answer(status: status, body: Data(body), contentType: contentType)
         let endpoint = Endpoint<EndpointKinds.Private, [Item]>(path: "items")
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)

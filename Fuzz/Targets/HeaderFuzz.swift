@@ -37,7 +37,7 @@ enum HeaderFuzz {
             require(error.kind == .invalidRequest, "a bad header failed with \(error.kind)")
         }
 
-        var request = URLRequest(url: URL(string: "https://api.example.com/")!)
+        var request = URLRequest(url: PathFuzz.baseURL)
         do {
             try request.setCheckedValue(value, for: headerName)
             require(acceptable, "setCheckedValue accepted \(name.debugDescription): \(value.debugDescription)")

@@ -44,8 +44,9 @@ enum MultipartFuzz {
             return
         }
         let prefix = "multipart/form-data; boundary="
-        require(content.contentType?.hasPrefix(prefix) == true, "Content-Type \(content.contentType ?? "nil")")
-        let boundary = Array(("\r\n--" + content.contentType!.dropFirst(prefix.count)).utf8)
+        let contentType = required(content.contentType, "a form without a Content-Type")
+        require(contentType.hasPrefix(prefix), "Content-Type \(contentType)")
+        let boundary = Array(("\r\n--" + contentType.dropFirst(prefix.count)).utf8)
         // Prepending CRLF makes every delimiter, the first included, "CRLF--boundary".
         let pieces = split([13, 10] + Array(body), at: boundary)
         require(pieces.count == parts.count + 2, "\(parts.count) parts became \(pieces.count - 2)")
@@ -54,11 +55,10 @@ enum MultipartFuzz {
         for (piece, expectation) in zip(pieces.dropFirst().dropLast(), expected) {
             require(piece.starts(with: [13, 10]), "a boundary line does not end in CRLF")
             let rest = Array(piece.dropFirst(2))
-            let headerEnd = firstRange(of: [13, 10, 13, 10], in: rest)
-            require(headerEnd != nil, "a part has no blank line after its headers")
-            let header = String(decoding: rest[..<headerEnd!], as: UTF8.self)
+            let headerEnd = required(firstRange(of: [13, 10, 13, 10], in: rest), "a part without a blank line")
+            let header = String(decoding: rest[..<headerEnd], as: UTF8.self)
             require(header == expectation.header, "part headers \(header.debugDescription)")
-            require(Array(rest[(headerEnd! + 4)...]) == expectation.content, "a part's content changed")
+            require(Array(rest[(headerEnd + 4)...]) == expectation.content, "a part's content changed")
         }
     }
 

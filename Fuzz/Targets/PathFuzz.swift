@@ -8,7 +8,8 @@ import FoundationNetworking
 /// dot-segment, and never moves the request to another host, query or fragment; a value that cannot be one
 /// segment (empty, or holding `.` or `..`) fails the request with `invalidRequest`.
 enum PathFuzz {
-    static let environment = ServerEnvironment(baseURL: URL(string: "https://api.example.com/v1/")!)
+    static let baseURL = required(URL(string: "https://api.example.com/v1/"), "the base URL")
+    static let environment = ServerEnvironment(baseURL: baseURL)
 
     static func run(_ input: inout FuzzInput) {
         let value = input.text()
@@ -38,7 +39,7 @@ enum PathFuzz {
         require(!decodedPieces.contains { $0 == "." || $0 == ".." }, "dot-segment accepted: \(value.debugDescription)")
         require(encoded != "." && encoded != "..", "a literal dot-segment was sent: \(encoded)")
 
-        let url = request.url!
+        let url = required(request.url, "a request without a URL")
         require(url.host == "api.example.com" && url.scheme == "https", "the host moved: \(url)")
         require(url.query == nil && url.fragment == nil, "a query or fragment appeared: \(url)")
         require(url.absoluteString.hasSuffix("/v1/items/\(encoded)/end"), "the route changed: \(url.absoluteString)")

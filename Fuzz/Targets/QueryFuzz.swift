@@ -25,7 +25,7 @@ enum QueryFuzz {
             require(name.isEmpty, "query name \(name.debugDescription) was refused: \(error.message)")
             return
         }
-        let url = request.url!
+        let url = required(request.url, "a request without a URL")
         require(url.host == "api.example.com" && url.fragment == nil, "the URL changed: \(url)")
         let query = url.query(percentEncoded: true) ?? ""
         require(
