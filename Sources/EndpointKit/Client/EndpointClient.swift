@@ -99,6 +99,24 @@ public struct EndpointClient: Sendable {
         for endpoint: Endpoint<Kind, Response>,
         using requestData: Kind.RequestData
     ) async throws(EndpointError) -> Response {
+        try await send(endpoint, using: requestData).value
+    }
+
+    /// Sends `endpoint` with `requestData` and returns the decoded value with the response it came from: status,
+    /// headers, final URL, attempts and timing.
+    ///
+    ///     let page = try await client.send(.repositories(of: "apple"), using: token)
+    ///     let next = page.headers["Link"]
+    ///
+    /// Validation, decoding and errors are those of ``response(for:using:)``, which returns ``Response/value``
+    /// alone.
+    ///
+    /// - Throws: ``EndpointError``, as ``response(for:using:)`` does.
+    public func send<Kind: EndpointKind, Value: Decodable>(
+        _ endpoint: Endpoint<Kind, Value>,
+        using requestData: Kind.RequestData
+    ) async throws(EndpointError) -> EndpointKit.Response<Value> {
+        let started = ContinuousClock.now
         let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
         defer { request.removeTemporaryBodyFile() }
         let context = context(for: endpoint)
@@ -109,10 +127,28 @@ public struct EndpointClient: Sendable {
                 bodyLimit: endpoint.maximumResponseSize ?? defaults.maximumResponseSize,
                 validating: true
             )
-            return try decode(response, as: Response.self, for: endpoint, request: request, call: context.call)
+            let value = try decode(response, as: Value.self, for: endpoint, request: request, call: context.call)
+            return EndpointKit.Response(
+                value: value,
+                statusCode: response.statusCode,
+                headers: response.headers,
+                url: response.url,
+                attempts: max(context.call?.attemptCount ?? 1, 1),
+                timeToFirstByte: started.duration(to: response.headReceivedAt ?? .now),
+                duration: started.duration(to: .now)
+            )
         } catch {
             throw attachingCURLCommand(to: error, for: request)
         }
+    }
+
+    /// Sends `endpoint`, whose kind needs no request data, and returns the decoded value with its response.
+    ///
+    /// - Throws: ``EndpointError``, as ``response(for:using:)`` does.
+    public func send<Kind: EndpointKind, Value: Decodable>(
+        _ endpoint: Endpoint<Kind, Value>
+    ) async throws(EndpointError) -> EndpointKit.Response<Value> where Kind.RequestData == Void {
+        try await send(endpoint, using: ())
     }
 
     private func decode<Kind: EndpointKind, Response: Decodable>(

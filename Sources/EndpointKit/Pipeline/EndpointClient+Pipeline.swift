@@ -306,6 +306,8 @@ extension EndpointClient {
         }
         do {
             var response = try await transport.send(request)
+            if response.headReceivedAt == nil { response.headReceivedAt = .now }
+            if response.url == nil { response.url = request.url }
             statusCode = response.statusCode
             call?.emit(
                 .responseReceived(

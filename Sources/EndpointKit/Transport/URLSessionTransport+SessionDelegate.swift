@@ -24,6 +24,7 @@ extension URLSessionTransport {
             let uploadProgress: (@Sendable (Int64, Int64?) -> Void)?
             let finished: @Sendable () -> Void
             var response: HTTPURLResponse?
+            var headReceivedAt: ContinuousClock.Instant?
             var collected = Data()
             var announcedLength: Int?
             var received = 0
@@ -196,7 +197,9 @@ extension URLSessionTransport {
                 if let failure {
                     caller.resume(throwing: failure)
                 } else if let response = exchange.response {
-                    caller.resume(returning: Self.transportResponse(response, body: ResponseBody(exchange.collected)))
+                    var collected = Self.transportResponse(response, body: ResponseBody(exchange.collected))
+                    collected.headReceivedAt = exchange.headReceivedAt
+                    caller.resume(returning: collected)
                 } else {
                     caller.resume(throwing: EndpointError(.transportFailed, "the response is not an HTTP response"))
                 }
@@ -245,6 +248,7 @@ extension URLSessionTransport {
                     return .fail(caller, EndpointError(.transportFailed, "the response is not an HTTP response"))
                 }
                 exchange.response = http
+                exchange.headReceivedAt = .now
                 let length = URLSessionTransport.announcedLength(of: http, isHead: exchange.isHead)
                 exchange.announcedLength = length
                 guard let body = exchange.body else {
@@ -254,7 +258,9 @@ extension URLSessionTransport {
                     return .fail(caller, ResponseBody.tooLarge(limit: limit, announced: length))
                 }
                 exchange.caller = nil
-                return .deliver(caller, Self.transportResponse(http, body: ResponseBody(length: length, channel: body)))
+                var streamed = Self.transportResponse(http, body: ResponseBody(length: length, channel: body))
+                streamed.headReceivedAt = exchange.headReceivedAt
+                return .deliver(caller, streamed)
             }
             switch action {
             case .none: break
