@@ -51,7 +51,9 @@ extension Endpoint {
             throw invalid("method \(method.rawValue.debugDescription) is not an HTTP token")
         }
 
-        var headers = self.headers.merging(defaults: environment.headers).merging(defaults: defaults.headers)
+        // An absolute URL at another origin gets none of the environment's headers, as a redirect there would not.
+        let environmentHeaders = isAtOrigin(of: environment) ? environment.headers : HTTPHeaders()
+        var headers = self.headers.merging(defaults: environmentHeaders).merging(defaults: defaults.headers)
         var body: TransportRequest.Body?
         var temporaryFile: URL?
         if let requestBody = self.body {
@@ -119,6 +121,7 @@ extension Endpoint {
 
     /// The absolute URL: base URL path, then ``path``; the environment's query items, then ``queryItems``.
     func makeURL(in environment: ServerEnvironment) throws(EndpointError) -> URL {
+        if let url { return try makeAbsoluteURL(url, in: environment) }
         let base = environment.baseURL
         func invalid(_ message: String) -> EndpointError {
             EndpointError(
@@ -154,6 +157,45 @@ extension Endpoint {
             throw invalid("the URL for path \"\(path)\" could not be formed")
         }
         return url
+    }
+
+    /// Whether the endpoint is sent to the environment's origin: always, unless ``Endpoint/url`` names another.
+    func isAtOrigin(of environment: ServerEnvironment) -> Bool {
+        url.map { Origin($0) == Origin(environment.baseURL) } ?? true
+    }
+
+    /// ``Endpoint/url`` as sent: checked, without its fragment, with ``queryItems`` (and, at the environment's
+    /// origin, the environment's query items) after its own query.
+    private func makeAbsoluteURL(_ url: URL, in environment: ServerEnvironment) throws(EndpointError) -> URL {
+        func invalid(_ message: String) -> EndpointError {
+            EndpointError(
+                .invalidRequest,
+                message,
+                request: RequestSummary(method: method, redactedURL: Redaction.redactedString(for: url))
+            )
+        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else {
+            throw invalid("the endpoint's URL must be an absolute http or https URL with a host")
+        }
+        guard url.user == nil, url.password == nil else {
+            throw invalid("the endpoint's URL must not carry user info; send credentials through its kind")
+        }
+        var text = url.absoluteString
+        if let fragment = text.firstIndex(of: "#") { text = String(text[..<fragment]) }
+        var query: [String] = []
+        if isAtOrigin(of: environment) {
+            let ownNames = Set(queryItems.map(\.name))
+            for item in environment.queryItems where !ownNames.contains(item.name) { query.append(Self.encoded(item)) }
+        }
+        for item in queryItems { query.append(Self.encoded(item)) }
+        if !query.isEmpty {
+            if text.hasSuffix("?") { text.removeLast() }
+            text += (text.firstIndex(of: "?") == nil ? "?" : "&") + query.joined(separator: "&")
+        }
+        guard let absolute = URL(string: text) else { throw invalid("the endpoint's URL could not be formed") }
+        return absolute
     }
 
     private static func encoded(_ item: URLQueryItem) -> String {

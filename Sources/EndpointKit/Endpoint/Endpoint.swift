@@ -27,6 +27,14 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable, CustomReflectabl
     public var method: HTTPMethod
     /// The path below the environment's base URL; interpolated values are each one segment.
     public var path: EndpointPath
+    /// An absolute `http` or `https` URL to send to instead of the environment's base URL and ``path``, e.g. the
+    /// next page from a `Link` header or a `Location` a server returned; `nil` for most endpoints.
+    ///
+    /// Its query is kept as the server wrote it, and ``queryItems`` are added after it. When it is not at the
+    /// environment's origin (scheme, host and port), it is sent as a redirect there would be: without the
+    /// environment's headers and query items, and without credentials (`Authorization`, cookies, API keys,
+    /// ``RequestDefaults/sensitiveHeaders``), whatever the kind or a middleware added.
+    public var url: URL?
     /// Query items, sent in order after the environment's. Names and values are percent-encoded so that
     /// every character, `+`, `&`, `=` and `#` included, reaches the server as written. An item whose value
     /// is `nil` is sent as its bare name.
@@ -63,7 +71,9 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable, CustomReflectabl
         Mirror(
             self,
             children: [
-                "method": method, "path": path.percentEncoded, "queryItems": Redaction.redacted(queryItems),
+                "method": method, "path": path.percentEncoded,
+                "url": url.map { Redaction.redactedString(for: $0) } as Any,
+                "queryItems": Redaction.redacted(queryItems),
                 "headers": headers, "body": body.map { "\(type(of: $0))" } as Any, "timeout": timeout as Any,
             ],
             displayStyle: .struct
@@ -93,6 +103,35 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable, CustomReflectabl
         self.headers = headers
         self.body = body
         self.envelope = envelope
+    }
+
+    /// Creates an endpoint sent to an absolute URL rather than to a path below the environment's base URL: the
+    /// next page a `Link` header names, or a resource a `Location` header points at.
+    ///
+    ///     extension Endpoint where Kind == EndpointKinds.Private, Response == [Issue] {
+    ///         static func page(at url: URL) -> Self { Endpoint(url: url) }
+    ///     }
+    ///
+    /// Only `http` and `https` URLs with a host and without user info are sent; any other fails with
+    /// ``EndpointError/Kind/invalidRequest``. See ``url`` for the credentials such a request carries.
+    ///
+    /// - Parameters:
+    ///   - method: The request method.
+    ///   - url: The absolute URL.
+    ///   - queryItems: Query items added after the URL's own query.
+    ///   - headers: Headers for this endpoint.
+    ///   - body: The request body.
+    ///   - envelope: How to unwrap the response, or `nil` for the client's setting.
+    public init(
+        method: HTTPMethod = .get,
+        url: URL,
+        queryItems: [URLQueryItem] = [],
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: (any RequestBody)? = nil,
+        envelope: ResponseEnvelope? = nil
+    ) {
+        self.init(method: method, path: "", queryItems: queryItems, headers: headers, body: body, envelope: envelope)
+        self.url = url
     }
 
     /// Creates an endpoint whose query is written as name–value pairs with typed values.
