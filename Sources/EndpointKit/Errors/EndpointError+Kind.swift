@@ -50,6 +50,10 @@ extension EndpointError {
         /// A redirect was not followed: to another scheme, from https to http, or with a body that cannot be
         /// sent again.
         public static let redirectRefused = Kind("redirectRefused")
+        /// The server asked to wait longer than the ``RetryPolicy`` allows (``RetryPolicy/maxRetryAfter``), by
+        /// `Retry-After` or a rate limit's reset time; ``EndpointError/retryAfter`` says how long, and
+        /// ``EndpointError/statusCode`` is the server's (e.g. 429 or 403).
+        public static let rateLimited = Kind("rateLimited")
         /// More redirects than the client's ``RedirectPolicy`` allows.
         public static let tooManyRedirects = Kind("tooManyRedirects")
     }

@@ -42,6 +42,8 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
     /// body was complete), so that sending the same request again may succeed. Whether it is safe to send it
     /// again depends on the method; ``Retry`` decides that.
     public var isTransient: Bool
+    /// How long the server asked to wait, for ``Kind/rateLimited``; otherwise `nil`.
+    public var retryAfter: Duration?
 
     /// How many bytes of a response body ``bodySnippet`` keeps.
     public static let bodySnippetLimit = 512

@@ -13,6 +13,10 @@ import FoundationNetworking
 /// gives up, the final response or error is returned, and the client's error says how many attempts were made
 /// in all (``EndpointError/attempts``), whoever started them.
 ///
+/// A server may ask for a wait: `Retry-After` on a retryable status, or a rate limit's reset time when
+/// ``RetryPolicy/rateLimitReset`` is set. Up to ``RetryPolicy/maxRetryAfter`` it is honoured in place of the
+/// computed delay; a longer one fails the call with ``EndpointError/Kind/rateLimited`` rather than sleeping.
+///
 /// A failure is retried when it is a timeout or a transient transport failure (``EndpointError/isTransient``:
 /// the connection was refused, reset, or closed before the body was complete), and only for idempotent
 /// methods or requests with an `Idempotency-Key` header (``IdempotencyKey``) unless the policy says otherwise.
@@ -47,13 +51,18 @@ public struct Retry: Middleware {
             let wait: Duration
             do {
                 let response = try await next(request, context: context)
-                guard !isLast, policy.retryableStatuses.contains(response.statusCode) else { return response }
-                let nominal = policy.nominalDelay(afterAttempt: context.attempt - firstAttempt + 1)
-                if let asked = RetryPolicy.retryAfter(response.headers[.retryAfter]) {
-                    guard asked <= policy.maxRetryAfter else { return response }
-                    wait = asked
+                guard !isLast else { return response }
+                if let reset = policy.rateLimitReset?.wait(for: response) {
+                    wait = try serverWait(reset, asked: "its rate limit resets", response: response, policy: policy)
+                } else if policy.retryableStatuses.contains(response.statusCode) {
+                    if let asked = RetryPolicy.retryAfter(response.headers[.retryAfter]) {
+                        wait = try serverWait(asked, asked: "Retry-After", response: response, policy: policy)
+                    } else {
+                        let nominal = policy.nominalDelay(afterAttempt: context.attempt - firstAttempt + 1)
+                        wait = jittered(nominal, by: policy.jitter)
+                    }
                 } else {
-                    wait = jittered(nominal, by: policy.jitter)
+                    return response
                 }
             } catch {
                 guard !isLast, RetryPolicy.isRetryable(error), !Task.isCancelled else { throw error }
@@ -65,6 +74,23 @@ public struct Retry: Middleware {
             try await clock.sleep(for: wait)
             context.attempt += 1
         }
+    }
+
+    /// A wait the server asked for, or ``EndpointError/Kind/rateLimited`` when it is longer than the policy allows.
+    private func serverWait(_ wait: Duration, asked reason: String, response: TransportResponse, policy: RetryPolicy)
+        throws(EndpointError) -> Duration
+    {
+        guard wait > policy.maxRetryAfter else { return wait }
+        var error = EndpointError(
+            .rateLimited,
+            "the server asks to wait \(Int(wait.inSeconds.rounded(.up))) s (\(reason)), longer than the "
+                + "\(Int(policy.maxRetryAfter.inSeconds)) s the retry policy allows",
+            statusCode: response.statusCode,
+            responseHeaders: response.headers,
+            body: response.body.bufferedData
+        )
+        error.retryAfter = wait
+        throw error
     }
 
     private func jittered(_ delay: Duration, by jitter: Double) -> Duration {

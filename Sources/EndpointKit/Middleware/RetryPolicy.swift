@@ -30,8 +30,12 @@ public struct RetryPolicy: Sendable {
     /// Whether `POST`, `PATCH` and other non-idempotent methods are retried too, even without an
     /// `Idempotency-Key` header; those with one (see ``IdempotencyKey``) are retried either way.
     public var retriesNonIdempotentMethods: Bool
-    /// The longest `Retry-After` that is honoured; a response asking for a longer wait is returned as it is.
+    /// The longest wait a server may ask for, by `Retry-After` or a rate limit's reset time; a response asking
+    /// for longer fails the call at once with ``EndpointError/Kind/rateLimited`` instead of sleeping.
     public var maxRetryAfter: Duration
+    /// A rate limit announced by a reset time (as GitHub does) that is waited for like a `Retry-After`, or `nil`
+    /// for none.
+    public var rateLimitReset: RateLimitReset?
 
     /// Creates a policy; every parameter has the documented default.
     public init(
@@ -42,7 +46,8 @@ public struct RetryPolicy: Sendable {
         jitter: Double = 0.5,
         retryableStatuses: Set<Int> = [408, 429, 502, 503, 504],
         retriesNonIdempotentMethods: Bool = false,
-        maxRetryAfter: Duration = .seconds(60)
+        maxRetryAfter: Duration = .seconds(60),
+        rateLimitReset: RateLimitReset? = nil
     ) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
@@ -52,6 +57,7 @@ public struct RetryPolicy: Sendable {
         self.retryableStatuses = retryableStatuses
         self.retriesNonIdempotentMethods = retriesNonIdempotentMethods
         self.maxRetryAfter = maxRetryAfter
+        self.rateLimitReset = rateLimitReset
     }
 
     /// Never retries.

@@ -96,7 +96,71 @@ import FoundationNetworking
         #expect(sleep > .seconds(20) && sleep <= .seconds(31))
     }
 
-    @Test("A Retry-After longer than the policy allows is not waited for")
+    @Test("A GitHub-style rate limit (403, remaining 0, reset time) is waited for until its reset, then retried")
+    func rateLimitReset() async throws {
+        let clock = ManualClock()
+        let reset = String(Int(Date().timeIntervalSince1970) + 30)
+        let (client, transport) = client(
+            [
+                .response(status: 403, headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": reset]),
+                .json(#"{"id": 1, "name": "ok"}"#),
+            ],
+            policy: RetryPolicy(baseDelay: .milliseconds(1), rateLimitReset: .github),
+            clock: clock
+        )
+
+        let item = try await client.response(for: .item(1))
+
+        let sleep = try #require(clock.sleeps.first)
+        // Whole seconds against the wall clock: allow for a slow machine.
+        #expect(sleep > .seconds(20) && sleep <= .seconds(31))
+        #expect(item.name == "ok")
+        #expect(await transport.requests.count == 2)
+    }
+
+    @Test("A rate limit that resets later than the policy waits fails at once with rateLimited and the wait asked")
+    func rateLimitTooFar() async throws {
+        let clock = ManualClock()
+        let (client, transport) = client(
+            [.response(status: 429, headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "3600"])],
+            policy: RetryPolicy(
+                maxRetryAfter: .seconds(90),
+                rateLimitReset: RateLimitReset(format: .secondsFromNow)
+            ),
+            clock: clock
+        )
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
+
+        #expect(error.kind == .rateLimited)
+        #expect(error.statusCode == 429)
+        #expect(error.retryAfter == .seconds(3600))
+        #expect(error.message.contains("3600 s"))
+        #expect(await transport.requests.count == 1)
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test(
+        "A 403 is not a rate limit without remaining 0, nor when the policy reads no reset header",
+        arguments: [("5", true), ("0", false)]
+    )
+    func notARateLimit(remaining: String, readsReset: Bool) async throws {
+        let clock = ManualClock()
+        let headers: HTTPHeaders = ["x-ratelimit-remaining": remaining, "x-ratelimit-reset": "1"]
+        let (client, transport) = client(
+            [.response(status: 403, headers: headers)],
+            policy: RetryPolicy(rateLimitReset: readsReset ? .github : nil),
+            clock: clock
+        )
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
+
+        #expect(error.kind == .unacceptableStatus)
+        #expect(error.statusCode == 403)
+        #expect(await transport.requests.count == 1)
+    }
+
+    @Test("A Retry-After longer than the policy allows is not waited for: the call fails with rateLimited")
     func retryAfterTooLong() async throws {
         let clock = ManualClock()
         let (client, transport) = client(
@@ -107,6 +171,8 @@ import FoundationNetworking
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
 
+        #expect(error.kind == .rateLimited)
+        #expect(error.retryAfter == .seconds(3600))
         #expect(error.statusCode == 503)
         #expect(await transport.requests.count == 1)
         #expect(clock.sleeps.isEmpty)
