@@ -82,7 +82,7 @@ enum EnvelopeFuzz {
         dump(error, to: &dumped)
         let printed = [
             "\(error)", String(reflecting: error), dumped, error.bodySnippet ?? "", error.codingPath ?? "",
-            error.message, error.curlCommand ?? "",
+            error.message, error.curlCommand ?? "", String(decoding: error.body ?? Data(), as: UTF8.self),
         ]
         for text in printed {
             require(!text.containsScalars("FUZZSECRET"), "the token was printed: \(text)")

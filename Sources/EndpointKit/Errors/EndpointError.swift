@@ -47,6 +47,12 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
 
     /// How many bytes of a response body ``bodySnippet`` keeps.
     public static let bodySnippetLimit = 512
+    /// How many bytes of a response body ``body`` keeps.
+    public static let bodyLimit = 64 * 1024
+    /// The response body, up to ``bodyLimit`` bytes, for reading an error the server described at length; `nil`
+    /// without a response or with an empty body. Credentials the request carried are replaced, as in
+    /// ``bodySnippet``; unlike it, this is never printed by ``description`` or `dump`.
+    public var body: Data?
 
     /// Creates an error; EndpointKit creates these for you, and custom transports and kinds may too.
     public init(
@@ -66,6 +72,7 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
         self.statusCode = statusCode
         self.responseHeaders = responseHeaders
         self.bodySnippet = body.flatMap(Self.snippet)
+        self.body = body.flatMap { $0.isEmpty ? nil : Data($0.prefix(Self.bodyLimit)) }
         self.codingPath = codingPath
         self.underlyingError = underlyingError
         self.isTransient = isTransient
@@ -126,9 +133,48 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
         var error = self
         error.message = scrub(message)
         error.bodySnippet = bodySnippet.map { scrubCutSecret(scrub($0)) }
+        error.body = body.map { Self.replacing(ordered, in: $0, wasCut: $0.count == Self.bodyLimit) }
         error.codingPath = codingPath.map(scrub)
         error.curlCommand = curlCommand.map(scrub)
         return error
+    }
+
+    /// `body` with the UTF-8 bytes of every secret replaced by the placeholder's, byte by byte, so that a body
+    /// that is not text is scrubbed too; when it was cut at ``bodyLimit``, a tail that starts a secret goes too.
+    private static func replacing(_ secrets: [String], in body: Data, wasCut: Bool) -> Data {
+        var bytes = [UInt8](body)
+        let placeholder = Array(Redaction.placeholder.utf8)
+        for secret in secrets {
+            let needle = Array(secret.utf8)
+            guard !needle.isEmpty, bytes.count >= needle.count else { continue }
+            var output: [UInt8] = []
+            output.reserveCapacity(bytes.count)
+            var index = 0
+            while index < bytes.count {
+                if index + needle.count <= bytes.count, bytes[index] == needle[0],
+                    bytes[index..<(index + needle.count)].elementsEqual(needle)
+                {
+                    output += placeholder
+                    index += needle.count
+                } else {
+                    output.append(bytes[index])
+                    index += 1
+                }
+            }
+            bytes = output
+        }
+        if wasCut {
+            for secret in secrets {
+                let needle = Array(secret.utf8)
+                for length in stride(from: min(needle.count - 1, bytes.count), through: 3, by: -1)
+                where bytes.suffix(length).elementsEqual(needle.prefix(length)) {
+                    bytes.removeLast(length)
+                    bytes += Array(Redaction.placeholder.utf8)
+                    return Data(bytes)
+                }
+            }
+        }
+        return Data(bytes)
     }
 
     /// The server error a ``ResponseValidator`` decoded, when it is a `T`.

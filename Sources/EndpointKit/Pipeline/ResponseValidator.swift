@@ -90,4 +90,39 @@ public struct ResponseValidator: Sendable {
             return .fail(envelope.result)
         }
     }
+
+    /// Decodes the body of a response outside 200–299 as `ServerError`, an API's own top-level error JSON such
+    /// as `{"message": "Not Found", "errors": […]}`, and fails the call with it.
+    ///
+    ///     struct APIError: Error, Decodable, Sendable { var message: String }
+    ///     let client = EndpointClient(environment: env, validators: [.errorBody(APIError.self)])
+    ///
+    ///     do { … } catch let error where error.kind == .unacceptableStatus && error.statusCode == 404 {
+    ///         print(error.serverError(as: APIError.self)?.message ?? "not found")
+    ///     }
+    ///
+    /// The error keeps its kind, ``EndpointError/Kind/unacceptableStatus``, and its status, so code that matches
+    /// them keeps working; ``EndpointError/serverError(as:)`` returns the decoded value. A body that does not
+    /// decode leaves the call to fail as it would have. Successful responses are not read.
+    public static func errorBody<ServerError: Error & Decodable & Sendable>(
+        _ type: ServerError.Type,
+        decoder: JSONDecoder = JSONDecoder()
+    ) -> ResponseValidator {
+        ResponseValidator { response, _ in
+            let body = response.bufferedBody
+            guard !response.isSuccess, !body.isEmpty,
+                let serverError = try? decoder.decode(ServerError.self, from: body)
+            else { return .accept }
+            return .fail(
+                EndpointError(
+                    .unacceptableStatus,
+                    "the server answered \(response.statusCode): \(serverError)",
+                    statusCode: response.statusCode,
+                    responseHeaders: response.headers,
+                    body: body,
+                    underlyingError: serverError
+                )
+            )
+        }
+    }
 }
