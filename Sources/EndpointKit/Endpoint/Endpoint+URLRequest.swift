@@ -52,7 +52,8 @@ extension Endpoint {
         }
 
         // An absolute URL at another origin gets none of the environment's headers, as a redirect there would not.
-        let environmentHeaders = isAtOrigin(of: environment) ? environment.headers : HTTPHeaders()
+        let isAtOrigin = isAtOrigin(of: environment)
+        let environmentHeaders = isAtOrigin ? environment.headers : HTTPHeaders()
         var headers = self.headers.merging(defaults: environmentHeaders).merging(defaults: defaults.headers)
         var body: TransportRequest.Body?
         var temporaryFile: URL?
@@ -99,6 +100,7 @@ extension Endpoint {
 
         var request = TransportRequest(method: method, url: url, headers: headers, body: body)
         request.temporaryBodyFile = temporaryFile
+        request.leavesEnvironmentOrigin = !isAtOrigin
         let timeout = self.timeout ?? defaults.timeout
         if timeout.isFinite, timeout > 0, timeout < EndpointClient.longestDeadline {
             request.timeout = .roundedUp(seconds: timeout)

@@ -234,7 +234,7 @@ extension EndpointClient {
         }
         var current = request
         // An endpoint with an absolute URL at another origin goes there as a redirect would: without credentials.
-        if Origin(current.url) != Origin(environment.baseURL) {
+        if current.leavesEnvironmentOrigin {
             for field in current.headers where redactor.isSensitive(field.name) { current.headers.remove(field.name) }
         }
         var hop = 0

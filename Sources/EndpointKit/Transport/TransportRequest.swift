@@ -45,6 +45,10 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
     /// A file made for this call only (an assembled multipart body), deleted when the call is over.
     var temporaryBodyFile: URL?
 
+    /// Whether the endpoint's absolute URL is at another origin than the environment's, so that the first hop,
+    /// like a redirect there, goes without credentials. Set when the request is built, which knows it for free.
+    var leavesEnvironmentOrigin = false
+
     /// Creates a request.
     public init(
         method: HTTPMethod = .get,
