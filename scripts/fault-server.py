@@ -26,6 +26,13 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     ANY  /echo/KEY         200 with the request body, counted
     ANY  /drop-reused/KEY  counted; answered when it is the first request on its connection, otherwise the
                            connection is closed without an answer (a keep-alive connection the server dropped)
+    GET  /file/KEY/N       counted; N MiB whose byte i is (i * 31 + 7) % 251, with ETag "v1" (or ?etag=X), honouring
+                           Range: bytes=S- (206, or 416 past the end) when If-Range is absent or matches.
+                           ?cut=1 cuts the first answer for KEY after half its body; ?ignore-range=1 answers
+                           every request with the whole file; an X-Option: NAME=VALUE header sets one option
+                           without changing the URL. Counts file-range/KEY for requests with a Range and
+                           file-auth/KEY for requests with an Authorization header
+    GET  /file-redirect/KEY/N  302 to the same file at http://localhost:PORT (another origin than 127.0.0.1)
 Connections are kept alive between requests, as real servers do.
 """
 import json
@@ -78,6 +85,14 @@ def send_counted(sock, data, key, piece):
         return True
     except OSError:
         return False
+
+
+PERIOD = bytes((i * 31 + 7) % 251 for i in range(251))
+
+
+def pattern(length):
+    """The file the /file endpoint serves: byte i is (i * 31 + 7) % 251."""
+    return (PERIOD * (length // 251 + 1))[:length]
 
 
 def read_request(stream):
@@ -239,6 +254,46 @@ class Handler(socketserver.BaseRequestHandler):
                 count("bomb-done/" + key)
                 if not sent:
                     return
+            elif kind == "file":
+                count("file/" + key)
+                if "authorization" in headers:
+                    count("file-auth/" + key)
+                total = (int(parts[2]) if len(parts) > 2 else 1) << 20
+                query = target.split("?", 1)[1] if "?" in target else ""
+                options = dict(item.partition("=")[::2] for item in query.split("&") if item)
+                # An X-Option header adds one, so that a test can change the answer for the same URL.
+                name, _, value = headers.get("x-option", "").partition("=")
+                if name:
+                    options[name] = value
+                etag = '"' + options.get("etag", "v1") + '"'
+                data = pattern(total)
+                status, extra, start = 200, "", 0
+                requested = headers.get("range", "")
+                if requested:
+                    count("file-range/" + key)
+                if requested.startswith("bytes=") and "ignore-range" not in options and headers.get("if-range", etag) == etag:
+                    start = int(requested[len("bytes="):].split("-")[0])
+                    if start >= total:
+                        status, extra, data = 416, f"Content-Range: bytes */{total}\r\n", b""
+                    else:
+                        status, extra, data = 206, f"Content-Range: bytes {start}-{total - 1}/{total}\r\n", data[start:]
+                reason = {200: "OK", 206: "Partial Content", 416: "Range Not Satisfiable"}[status]
+                head = f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/octet-stream\r\nETag: {etag}\r\n"
+                head += f"Accept-Ranges: bytes\r\n{extra}Content-Length: {len(data)}\r\n\r\n"
+                try:
+                    sock.sendall(head.encode())
+                    if options.get("cut") == "1" and counts.get("file/" + key) == 1:
+                        sock.sendall(data[: len(data) // 2])
+                        sock.shutdown(socket.SHUT_RDWR)
+                        return
+                    sock.sendall(data)
+                except OSError:
+                    return
+            elif kind == "file-redirect":
+                port = sock.getsockname()[1]
+                rest = "/".join(parts[1:])
+                location = f"http://localhost:{port}/file/{rest}"
+                sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode())
             elif kind == "echo":
                 count("echo/" + key)
                 respond(sock, 200, body, "application/octet-stream", closing)

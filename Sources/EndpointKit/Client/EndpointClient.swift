@@ -241,7 +241,7 @@ public struct EndpointClient: Sendable {
     }
 
     /// `error` with the redacted `curl` command of `request`, so a failed call can be replayed by hand.
-    private func attachingCURLCommand(to error: EndpointError, for request: TransportRequest) -> EndpointError {
+    func attachingCURLCommand(to error: EndpointError, for request: TransportRequest) -> EndpointError {
         var error = error
         if error.curlCommand == nil {
             error.curlCommand = CURLCommand(request, redactor: redactor, revealingSecrets: false).command

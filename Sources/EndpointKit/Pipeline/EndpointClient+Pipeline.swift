@@ -13,7 +13,7 @@ extension EndpointClient {
     func execute(
         _ request: TransportRequest,
         context: RequestContext,
-        bodyLimit: Int,
+        bodyLimit: Int?,
         validating: Bool
     ) async throws(EndpointError) -> TransportResponse {
         let call = context.call
@@ -104,7 +104,7 @@ extension EndpointClient {
     }
 
     /// The middleware chain around one attempt.
-    func runChain(_ request: TransportRequest, context: RequestContext, bodyLimit: Int) async throws(EndpointError)
+    func runChain(_ request: TransportRequest, context: RequestContext, bodyLimit: Int?) async throws(EndpointError)
         -> TransportResponse
     {
         let innermost = MiddlewareNext { request, context in
@@ -121,7 +121,7 @@ extension EndpointClient {
     }
 
     /// One attempt: numbered, observed, and timed by one deadline that covers every hop and the body.
-    private func attempt(_ request: TransportRequest, context: RequestContext, bodyLimit: Int) async throws
+    private func attempt(_ request: TransportRequest, context: RequestContext, bodyLimit: Int?) async throws
         -> TransportResponse
     {
         let call = context.call
@@ -221,7 +221,7 @@ extension EndpointClient {
         _ request: TransportRequest,
         context: RequestContext,
         attempt: Int,
-        bodyLimit: Int,
+        bodyLimit: Int?,
         deadline: ContinuousClock.Instant?
     ) async throws -> TransportResponse {
         let call = context.call
@@ -276,7 +276,7 @@ extension EndpointClient {
         context: RequestContext,
         attempt: Int,
         hop: Int,
-        bodyLimit: Int
+        bodyLimit: Int?
     ) async throws -> TransportResponse {
         if let problem = request.problem {
             throw EndpointError(.invalidRequest, problem)
@@ -303,6 +303,8 @@ extension EndpointClient {
         }
         var request = request
         request.wholeBodyLimit = bodyLimit
+        // A streamed body is the caller's to read for as long as it lasts: the deadline covers the head only.
+        request.timeoutCoversBody = bodyLimit != nil
         if let call, call.isObserved, request.body != nil {
             request.uploadProgress = { sent, expected in
                 call.emit(.bytesSent(attempt: attempt, sent: sent, expected: expected))
@@ -324,6 +326,17 @@ extension EndpointClient {
             let progress: ((Int) -> Void)? = call.flatMap { call in
                 guard call.isObserved else { return nil }
                 return { count in call.emit(.bytesReceived(attempt: attempt, received: count, expected: expected)) }
+            }
+            guard let bodyLimit else {
+                // Streamed to the caller; an error status's body is read here (up to what an error keeps), so
+                // that the error carries it.
+                if !response.isSuccess {
+                    let data = try await response.body.prefix(EndpointError.bodyLimit)
+                    received = data.count
+                    response.body = ResponseBody(data)
+                }
+                complete(nil)
+                return response
             }
             // Read in full inside the attempt, so that retries and the deadline cover the body too.
             let data = try await response.body.collect(upTo: bodyLimit, progress: progress)

@@ -87,6 +87,16 @@ public struct ResponseBody: AsyncSequence, Sendable {
         return data
     }
 
+    /// The first `limit` bytes, or the whole body when it is shorter; the rest is left unread.
+    func prefix(_ limit: Int) async throws -> Data {
+        var data = Data()
+        for try await chunk in self {
+            data.append(chunk.prefix(limit - data.count))
+            if data.count >= limit { break }
+        }
+        return data
+    }
+
     static func secondReader() -> EndpointError {
         EndpointError(.invalidRequest, "a streamed response body can be read only once")
     }

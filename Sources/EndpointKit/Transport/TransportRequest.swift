@@ -30,6 +30,10 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
     ///
     /// ``EndpointClient`` enforces it itself; a transport may use it to size timers of its own.
     public var timeout: Duration?
+    /// Whether ``timeout`` covers the whole body (`true`, the default) or only the wait for the head, when the
+    /// caller streams a body that may last as long as it likes (a download, an event stream): then only
+    /// ``idleTimeout`` bounds it.
+    public var timeoutCoversBody = true
     /// The longest the transport may wait without receiving a byte, or `nil` for the transport's default.
     public var idleTimeout: Duration?
     /// Set when the caller will read the whole body, up to this many bytes: a transport may then read it

@@ -21,6 +21,8 @@ extension URLSessionTransport {
             /// Set when the caller reads the whole body: it is collected here and handed over complete.
             let wholeBodyLimit: Int?
             let isHead: Bool
+            /// Whether the deadline still runs once a streamed body's head has been handed over.
+            let timeoutCoversBody: Bool
             let uploadProgress: (@Sendable (Int64, Int64?) -> Void)?
             let finished: @Sendable () -> Void
             var response: HTTPURLResponse?
@@ -40,6 +42,7 @@ extension URLSessionTransport {
                 self.body = body
                 wholeBodyLimit = request.wholeBodyLimit
                 isHead = request.method == .head
+                timeoutCoversBody = request.timeoutCoversBody
                 uploadProgress = request.uploadProgress
                 self.finished = finished
             }
@@ -258,6 +261,10 @@ extension URLSessionTransport {
                     return .fail(caller, ResponseBody.tooLarge(limit: limit, announced: length))
                 }
                 exchange.caller = nil
+                if !exchange.timeoutCoversBody, let deadline = exchange.deadline {
+                    DeadlineScheduler.shared.cancel(deadline)
+                    exchange.deadline = nil
+                }
                 var streamed = Self.transportResponse(http, body: ResponseBody(length: length, channel: body))
                 streamed.headReceivedAt = exchange.headReceivedAt
                 return .deliver(caller, streamed)

@@ -1,0 +1,91 @@
+import Foundation
+
+/// The files of one download beside its destination: the partial body (`.NAME.download`) and what a later
+/// attempt needs to resume it (`.NAME.download.json`: the URL and the validator that must still match).
+struct DownloadFiles {
+    /// What a resumed request must send to get the rest of the same file.
+    struct Resumption: Codable, Equatable {
+        var url: String
+        /// A strong `ETag`, or else the `Last-Modified` date, sent as `If-Range`.
+        var validator: String
+    }
+
+    let destination: URL
+    let partial: URL
+    let info: URL
+
+    init(destination: URL) {
+        self.destination = destination
+        let folder = destination.deletingLastPathComponent()
+        partial = folder.appendingPathComponent(".\(destination.lastPathComponent).download")
+        info = folder.appendingPathComponent(".\(destination.lastPathComponent).download.json")
+    }
+
+    /// How many bytes of `url` an earlier attempt left, with the validator to resume them; `nil` when there is
+    /// nothing to resume (no partial file, another URL, or no validator the server could check).
+    func resumption(for url: URL) -> (bytes: Int64, validator: String)? {
+        guard let data = try? Data(contentsOf: info),
+            let saved = try? JSONDecoder().decode(Resumption.self, from: data), saved.url == url.absoluteString,
+            let attributes = try? FileManager.default.attributesOfItem(atPath: partial.path),
+            let size = (attributes[.size] as? NSNumber)?.int64Value, size > 0
+        else { return nil }
+        return (size, saved.validator)
+    }
+
+    /// Remembers how to resume `url` from a response that names a validator; forgets it otherwise.
+    func remember(_ url: URL, headers: HTTPHeaders) {
+        let etag = headers[.eTag].flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        guard let validator = etag ?? headers[.lastModified],
+            let data = try? JSONEncoder().encode(Resumption(url: url.absoluteString, validator: validator))
+        else {
+            try? FileManager.default.removeItem(at: info)
+            return
+        }
+        try? data.write(to: info, options: .atomic)
+    }
+
+    /// Opens the partial file to append to it, or to write it afresh when `restarting`.
+    func open(restarting: Bool) throws -> FileHandle {
+        if restarting || !FileManager.default.fileExists(atPath: partial.path) {
+            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
+            }
+        }
+        let handle = try FileHandle(forWritingTo: partial)
+        try handle.seekToEnd()
+        return handle
+    }
+
+    /// Moves the complete partial file over the destination in one step, and forgets how to resume it.
+    func complete() throws {
+        if rename(partial.path, destination.path) != 0 {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+        }
+        try? FileManager.default.removeItem(at: info)
+    }
+
+    /// Deletes what an earlier attempt left.
+    func discard() {
+        try? FileManager.default.removeItem(at: partial)
+        try? FileManager.default.removeItem(at: info)
+    }
+}
+
+/// A `Content-Range` value: `bytes START-END/TOTAL` (TOTAL may be `*`), or `bytes */TOTAL` on a 416.
+struct ContentRange: Equatable {
+    var start: Int64?
+    var total: Int64?
+
+    init?(_ value: String?) {
+        guard let value, value.hasPrefix("bytes ") else { return nil }
+        let parts = value.dropFirst("bytes ".count).split(separator: "/", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        total = Int64(parts[1].trimmingCharacters(in: .whitespaces))
+        if parts[0] == "*" {
+            start = nil
+        } else {
+            guard let first = parts[0].split(separator: "-").first, let start = Int64(first) else { return nil }
+            self.start = start
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension EndpointClient {
+    /// Downloads `endpoint`'s body to the file at `destination`, as it arrives, with progress.
+    ///
+    ///     let download = client.download(for: .releaseAsset(id), using: token, to: downloads.appending(path: "app.zip"))
+    ///     let file = try await download.result().value
+    ///
+    /// The body is written to `.NAME.download` beside `destination` and moved over it in one step once complete,
+    /// so `destination` never holds part of a file. The whole pipeline applies: credentials, refresh, retries
+    /// before the first byte, redirects (a cross-origin hop, to a CDN say, goes without credentials) and
+    /// validators on the head. The response size limit does not: the body never sits in memory. The total
+    /// deadline covers the wait for the head; the idle timeout covers the body.
+    ///
+    /// When a download stops part way (a cut connection, a cancelled task), the partial file is kept, and the
+    /// next download of the same URL to the same destination asks only for the rest (`Range` with `If-Range`, the
+    /// server's `ETag` or `Last-Modified`). A server that sends the whole file instead (`200`), or whose file
+    /// changed, restarts it cleanly; a partial file that was already whole (`416`) is completed as it is.
+    ///
+    /// - Returns: A ``Download``: iterate it for progress events, or call ``Download/result()``.
+    public func download<Kind: EndpointKind, Response>(
+        for endpoint: Endpoint<Kind, Response>,
+        using requestData: Kind.RequestData,
+        to destination: URL
+    ) -> Download {
+        Download { report in
+            try await performDownload(endpoint, using: requestData, to: destination, report: report)
+        }
+    }
+
+    /// Downloads an endpoint whose kind needs no request data; see ``download(for:using:to:)``.
+    public func download<Kind: EndpointKind, Response>(
+        for endpoint: Endpoint<Kind, Response>,
+        to destination: URL
+    ) -> Download where Kind.RequestData == Void {
+        download(for: endpoint, using: (), to: destination)
+    }
+
+    private func performDownload<Kind: EndpointKind, Response>(
+        _ endpoint: Endpoint<Kind, Response>,
+        using requestData: Kind.RequestData,
+        to destination: URL,
+        report: @escaping @Sendable (DownloadProgress) -> Void
+    ) async throws(EndpointError) -> EndpointKit.Response<URL> {
+        let started = ContinuousClock.now
+        var base = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
+        defer { base.removeTemporaryBodyFile() }
+        // Byte ranges count the bytes as sent; Linux URLSession would hand over inflated ones.
+        if !base.headers.contains(.acceptEncoding) { base.headers[.acceptEncoding] = "identity" }
+        let files = DownloadFiles(destination: destination)
+        var resumption = files.resumption(for: base.url)
+        if resumption == nil { files.discard() }
+        // At most twice: a resumption the server cannot honour is retried once from the start.
+        for pass in 0..<2 {
+            var request = base
+            if let resumption {
+                request.headers["Range"] = "bytes=\(resumption.bytes)-"
+                request.headers["If-Range"] = resumption.validator
+            }
+            let context = context(for: endpoint)
+            let response: TransportResponse
+            do {
+                response = try await execute(request, context: context, bodyLimit: nil, validating: true)
+            } catch {
+                guard let resumed = resumption, error.kind == .unacceptableStatus, error.statusCode == 416, pass == 0
+                else { throw attachingCURLCommand(to: error, for: request) }
+                // The range starts at or past the end: either the partial file is the whole file, or it is stale.
+                if ContentRange(error.responseHeaders?["Content-Range"])?.total == resumed.bytes {
+                    return try finish(
+                        files,
+                        at: started,
+                        response: nil,
+                        headers: error.responseHeaders,
+                        context: context
+                    )
+                }
+                files.discard()
+                resumption = nil
+                continue
+            }
+            let startsAt: Int64
+            var expected: Int64?
+            if response.statusCode == 206, let resumed = resumption {
+                let range = ContentRange(response.headers["Content-Range"])
+                guard range?.start == resumed.bytes, pass == 0 else {
+                    files.discard()
+                    resumption = nil
+                    continue
+                }
+                startsAt = resumed.bytes
+                expected = range?.total
+            } else {
+                startsAt = 0
+                expected = response.body.length.map(Int64.init)
+            }
+            files.remember(request.url, headers: response.headers)
+            try await write(response, to: files, from: startsAt, expected: expected, report: report)
+            return try finish(files, at: started, response: response, headers: response.headers, context: context)
+        }
+        throw EndpointError(.responseRejected, "the server did not honour the download's resumption twice")
+    }
+
+    /// Writes the body after the first `start` bytes already in the partial file, reporting progress.
+    private func write(
+        _ response: TransportResponse,
+        to files: DownloadFiles,
+        from start: Int64,
+        expected: Int64?,
+        report: @Sendable (DownloadProgress) -> Void
+    ) async throws(EndpointError) {
+        var written = start
+        do {
+            let handle = try files.open(restarting: start == 0)
+            defer { try? handle.close() }
+            report(DownloadProgress(bytesWritten: written, expectedBytes: expected, resumedFrom: start))
+            for try await chunk in response.body {
+                try handle.write(contentsOf: chunk)
+                written += Int64(chunk.count)
+                report(DownloadProgress(bytesWritten: written, expectedBytes: expected, resumedFrom: start))
+            }
+        } catch {
+            var failure = EndpointError.wrapping(error)
+            failure.message +=
+                " (\(written) bytes are kept in \(files.partial.lastPathComponent) for the next download)"
+            throw failure
+        }
+        if let expected, written != expected {
+            throw EndpointError(
+                .transportFailed,
+                "the download ended after \(written) of \(expected) bytes; the next download resumes it",
+                isTransient: true
+            )
+        }
+    }
+
+    /// Moves the finished file into place and describes it.
+    private func finish(
+        _ files: DownloadFiles,
+        at started: ContinuousClock.Instant,
+        response: TransportResponse?,
+        headers: HTTPHeaders?,
+        context: RequestContext
+    ) throws(EndpointError) -> EndpointKit.Response<URL> {
+        do {
+            try files.complete()
+        } catch {
+            throw EndpointError(
+                .transportFailed,
+                "the download could not be moved into place: \(error)",
+                underlyingError: error
+            )
+        }
+        return EndpointKit.Response(
+            value: files.destination,
+            statusCode: response?.statusCode ?? 416,
+            headers: headers ?? HTTPHeaders(),
+            url: response?.url,
+            attempts: max(context.call?.attemptCount ?? 1, 1),
+            timeToFirstByte: started.duration(to: response?.headReceivedAt ?? .now),
+            duration: started.duration(to: .now)
+        )
+    }
+}

@@ -1,0 +1,198 @@
+import EndpointKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+private struct Tally: Decodable { var count: Int }
+
+/// Downloads against the fault server's `/file` (Range, If-Range, cut connections) and nginx's static files.
+@Suite(.timeLimit(.minutes(1)))
+struct DownloadIntegrationTests {
+    /// The bytes `/file/KEY/N` serves: byte i is (i * 31 + 7) % 251.
+    private func expectedFile(mebibytes: Int) -> Data {
+        Data((0..<(mebibytes << 20)).map { UInt8(($0 * 31 + 7) % 251) })
+    }
+
+    private func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-download-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    private func counter(_ name: String, _ key: String) async throws -> Int {
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        return try await client.response(for: Endpoint<EndpointKinds.Public, Tally>(path: "count/\(name)/\(key)")).count
+    }
+
+    @Test("A download writes the body to the destination, with progress that only grows and ends at the total")
+    func downloadWithProgress() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+
+        var progress: [DownloadProgress] = []
+        var finished: EndpointKit.Response<URL>?
+        for try await event in client.download(
+            for: Endpoint<EndpointKinds.Public, URL>(path: "file/\(UUID().uuidString)/3"),
+            to: destination
+        ) {
+            switch event {
+            case .progress(let step): progress.append(step)
+            case .finished(let response): finished = response
+            }
+        }
+
+        let response = try #require(finished)
+        #expect(response.value == destination)
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 3))
+        #expect(!progress.isEmpty)
+        #expect(progress.map(\.bytesWritten) == progress.map(\.bytesWritten).sorted())
+        #expect(progress.last?.bytesWritten == 3 << 20)
+        #expect(progress.allSatisfy { $0.expectedBytes == 3 << 20 })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["file.bin"])
+    }
+
+    @Test(
+        "A download cut part way keeps its partial file, and the next one resumes it with Range to a byte-identical file"
+    )
+    func resumeAfterCut() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        let endpoint = Endpoint<EndpointKinds.Public, URL>(
+            path: "file/\(key)/4",
+            queryItems: [URLQueryItem(name: "cut", value: "1")]
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.download(for: endpoint, to: destination).result()
+        }
+        let partial = folder.appendingPathComponent(".file.bin.download")
+        let kept = try Data(contentsOf: partial).count
+        let destinationAfterCut = FileManager.default.fileExists(atPath: destination.path)
+        var resumedFrom: Int64?
+        for try await event in client.download(for: endpoint, to: destination) {
+            if case .progress(let step) = event { resumedFrom = step.resumedFrom }
+        }
+
+        #expect(error.kind == .transportFailed)
+        #expect(!destinationAfterCut, "the destination never holds part of a file")
+        #expect(kept > 0 && kept < 4 << 20)
+        #expect(resumedFrom == Int64(kept))
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 4))
+        #expect(try await counter("file-range", key) == 1)
+        #expect(!FileManager.default.fileExists(atPath: partial.path))
+    }
+
+    @Test(
+        "A resumption the server does not honour (200, or a changed ETag) restarts cleanly",
+        arguments: [("ignore-range", "1"), ("etag", "v2")]
+    )
+    func resumptionRefused(option: String, value: String) async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        let cut = Endpoint<EndpointKinds.Public, URL>(
+            path: "file/\(key)/2",
+            queryItems: [URLQueryItem(name: "cut", value: "1")]
+        )
+        _ = try? await client.download(for: cut, to: destination).result()
+        let kept = try Data(contentsOf: folder.appendingPathComponent(".file.bin.download")).count
+        // The same URL, now answered differently: Range ignored, or the file changed.
+        var changed = cut
+        changed.headers["X-Option"] = "\(option)=\(value)"
+
+        let response = try await client.download(for: changed, to: destination).result()
+
+        #expect(kept > 0)
+        #expect(try await counter("file-range", key) == 1)
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 2))
+    }
+
+    @Test("A partial file that is already whole is completed from a 416 without downloading it again")
+    func alreadyComplete() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        let endpoint = Endpoint<EndpointKinds.Public, URL>(path: "file/\(key)/1")
+        let url = try TestServers.fault().appendingPathComponent("file/\(key)/1")
+        try expectedFile(mebibytes: 1).write(to: folder.appendingPathComponent(".file.bin.download"))
+        let info = #"{"url": "\#(url.absoluteString)", "validator": "\"v1\""}"#
+        try Data(info.utf8).write(to: folder.appendingPathComponent(".file.bin.download.json"))
+
+        let response = try await client.download(for: endpoint, to: destination).result()
+
+        #expect(response.statusCode == 416)
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 1))
+        #expect(try await counter("file-range", key) == 1)
+    }
+
+    @Test("A download behind a cross-origin 302 (a CDN) sends no credentials there")
+    func crossOriginRedirect() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+
+        let response = try await client.download(
+            for: Endpoint<EndpointKinds.Private, URL>(path: "file-redirect/\(key)/1"),
+            using: AccessToken("s3cr3t"),
+            to: folder.appendingPathComponent("asset.bin")
+        ).result()
+
+        #expect(response.url?.host == "localhost")
+        #expect(try Data(contentsOf: response.value) == expectedFile(mebibytes: 1))
+        #expect(try await counter("file", key) == 1)
+        #expect(try await counter("file-auth", key) == 0)
+    }
+
+    @Test("A download larger than the response size limit works: the limit is for bodies held in memory")
+    func largerThanTheLimit() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var defaults = RequestDefaults()
+        defaults.maximumResponseSize = 1 << 20
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            defaults: defaults
+        )
+
+        let response = try await client.download(
+            for: Endpoint<EndpointKinds.Public, URL>(path: "file/\(UUID().uuidString)/4"),
+            to: folder.appendingPathComponent("big.bin")
+        ).result()
+
+        #expect(try Data(contentsOf: response.value).count == 4 << 20)
+    }
+
+    @Test("An error status fails the download with its status and body, and leaves no file")
+    func errorStatus() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.nginx()))
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.download(
+                for: Endpoint<EndpointKinds.Public, URL>(path: "missing.bin"),
+                to: folder.appendingPathComponent("missing.bin")
+            ).result()
+        }
+
+        #expect(error.kind == .unacceptableStatus)
+        #expect(error.statusCode == 404)
+        #expect(error.bodySnippet?.contains("404") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+}
