@@ -1,5 +1,24 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The C library's `open`, `write` and `close`, named apart from the methods of ``FileSink``.
+private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
+}
+
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}
+
+private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+
 /// The files of one download beside its destination: the partial body (`.NAME.download`) and what a later
 /// attempt needs to resume it (`.NAME.download.json`: the URL and the validator that must still match).
 struct DownloadFiles {
@@ -45,15 +64,8 @@ struct DownloadFiles {
     }
 
     /// Opens the partial file to append to it, or to write it afresh when `restarting`.
-    func open(restarting: Bool) throws -> FileHandle {
-        if restarting || !FileManager.default.fileExists(atPath: partial.path) {
-            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
-            }
-        }
-        let handle = try FileHandle(forWritingTo: partial)
-        try handle.seekToEnd()
-        return handle
+    func open(restarting: Bool) throws -> FileSink {
+        try FileSink(path: partial.path, truncating: restarting)
     }
 
     /// Moves the complete partial file over the destination in one step, and forgets how to resume it.
@@ -87,5 +99,46 @@ struct ContentRange: Equatable {
             guard let first = parts[0].split(separator: "-").first, let start = Int64(first) else { return nil }
             self.start = start
         }
+    }
+}
+
+/// A file written with plain `write(2)` calls, from whichever thread delivers the bytes.
+///
+/// `FileHandle.write(contentsOf:)` on Linux costs about twice as much per chunk: writing a 1 GiB download with
+/// it fell behind Linux URLSession's delegate callbacks, which piled up to a peak of +440 MiB, against +25 MiB
+/// with `write(2)`.
+final class FileSink: @unchecked Sendable {
+    // Safe: `descriptor` is set once, and the writes are serialised by the body's one producer.
+    private let descriptor: Int32
+    private let path: String
+
+    init(path: String, truncating: Bool) throws {
+        self.path = path
+        let flags = O_WRONLY | O_CREAT | O_APPEND | (truncating ? O_TRUNC : 0)
+        let descriptor = systemOpen(path, flags, 0o644)
+        guard descriptor >= 0 else { throw Self.failure(path, "could not be opened") }
+        self.descriptor = descriptor
+    }
+
+    /// Writes all of `data`.
+    func write(_ data: Data) throws {
+        try data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let count = systemWrite(descriptor, base + offset, buffer.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw Self.failure(path, "could not be written: \(String(cString: strerror(errno)))")
+                }
+                offset += count
+            }
+        }
+    }
+
+    deinit { _ = systemClose(descriptor) }
+
+    private static func failure(_ path: String, _ reason: String) -> CocoaError {
+        CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "\(path) \(reason)"])
     }
 }

@@ -110,24 +110,28 @@ extension EndpointClient {
         to files: DownloadFiles,
         from start: Int64,
         expected: Int64?,
-        report: @Sendable (DownloadProgress) -> Void
+        report: @escaping @Sendable (DownloadProgress) -> Void
     ) async throws(EndpointError) {
-        var written = start
+        let progress = Locked(start)
         do {
-            let handle = try files.open(restarting: start == 0)
-            defer { try? handle.close() }
-            report(DownloadProgress(bytesWritten: written, expectedBytes: expected, resumedFrom: start))
-            for try await chunk in response.body {
-                try handle.write(contentsOf: chunk)
-                written += Int64(chunk.count)
-                report(DownloadProgress(bytesWritten: written, expectedBytes: expected, resumedFrom: start))
+            let file = try files.open(restarting: start == 0)
+            report(DownloadProgress(bytesWritten: start, expectedBytes: expected, resumedFrom: start))
+            // Written as the bytes arrive, on the transport's thread: nothing waits in memory for this task.
+            try await response.body.drain { chunk in
+                try file.write(chunk)
+                let total = progress.withLock { total in
+                    total += Int64(chunk.count)
+                    return total
+                }
+                report(DownloadProgress(bytesWritten: total, expectedBytes: expected, resumedFrom: start))
             }
         } catch {
             var failure = EndpointError.wrapping(error)
-            failure.message +=
-                " (\(written) bytes are kept in \(files.partial.lastPathComponent) for the next download)"
+            let kept = progress.withLock { $0 }
+            failure.message += " (\(kept) bytes are kept in \(files.partial.lastPathComponent) for the next download)"
             throw failure
         }
+        let written = progress.withLock { $0 }
         if let expected, written != expected {
             throw EndpointError(
                 .transportFailed,

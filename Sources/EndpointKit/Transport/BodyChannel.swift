@@ -15,6 +15,8 @@ final class BodyChannel: Sendable {
         var isStopped = false
         var waiter: CheckedContinuation<Data?, any Error>?
         var collector: (limit: Int, continuation: CheckedContinuation<Data, any Error>)?
+        /// Where chunks go as they arrive, on the producer's thread, when the reader drains into a sink.
+        var sink: (write: @Sendable (Data) throws -> Void, done: CheckedContinuation<Void, any Error>)?
     }
 
     private let state = Locked(State())
@@ -30,9 +32,21 @@ final class BodyChannel: Sendable {
             case none
             case resume(CheckedContinuation<Data?, any Error>)
             case tooLarge(CheckedContinuation<Data, any Error>, Int)
+            case sinkFailed(CheckedContinuation<Void, any Error>, any Error)
         }
         let action = state.withLock { state -> Action in
             guard !state.isFinished, !state.isStopped else { return .none }
+            if let sink = state.sink {
+                // Written under the lock, so chunks reach the sink one at a time and in order.
+                do {
+                    try sink.write(data)
+                    return .none
+                } catch {
+                    state.sink = nil
+                    state.isStopped = true
+                    return .sinkFailed(sink.done, error)
+                }
+            }
             if let waiter = state.waiter {
                 state.waiter = nil
                 return .resume(waiter)
@@ -55,29 +69,38 @@ final class BodyChannel: Sendable {
         case .tooLarge(let collector, let limit):
             collector.resume(throwing: ResponseBody.tooLarge(limit: limit, announced: nil))
             stop()
+        case .sinkFailed(let done, let error):
+            done.resume(throwing: error)
+            stop()
         }
     }
 
     /// Ends the body, complete when `error` is `nil`.
     func finish(throwing error: (any Error)?) {
-        let (waiter, collector, collected) = state.withLock {
-            state -> (CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, Data) in
-            guard !state.isFinished else { return (nil, nil, Data()) }
+        let (waiter, collector, collected, sink) = state.withLock {
+            state -> (
+                CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, Data,
+                CheckedContinuation<Void, any Error>?
+            ) in
+            guard !state.isFinished else { return (nil, nil, Data(), nil) }
             state.isFinished = true
             state.failure = error
             defer {
                 state.waiter = nil
                 state.collector = nil
                 state.collected = Data()
+                state.sink = nil
             }
-            return (state.waiter, state.collector?.continuation, state.collected)
+            return (state.waiter, state.collector?.continuation, state.collected, state.sink?.done)
         }
         if let error {
             waiter?.resume(throwing: error)
             collector?.resume(throwing: error)
+            sink?.resume(throwing: error)
         } else {
             waiter?.resume(returning: nil)
             collector?.resume(returning: collected)
+            sink?.resume()
         }
     }
 
@@ -89,7 +112,7 @@ final class BodyChannel: Sendable {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Data?, any Error>) in
                 let ready = state.withLock { state -> Result<Data?, any Error>? in
                     if Task.isCancelled || state.isStopped { return .failure(Self.cancelled()) }
-                    if !state.pending.isEmpty { return .success(state.pending.removeFirst()) }
+                    if !state.pending.isEmpty { return .success(Self.takeAll(&state.pending)) }
                     if state.isFinished { return state.failure.map { .failure($0) } ?? .success(nil) }
                     state.waiter = waiter
                     return nil
@@ -99,6 +122,17 @@ final class BodyChannel: Sendable {
         } onCancel: {
             leave()
         }
+    }
+
+    /// Every chunk waiting, as one: a reader that fell behind catches up in one wake-up, and taking them one by
+    /// one from the front of an array would cost time in proportion to how far behind it is, so it would fall
+    /// further behind.
+    private static func takeAll(_ pending: inout [Data]) -> Data {
+        defer { pending.removeAll(keepingCapacity: true) }
+        guard pending.count > 1 else { return pending[0] }
+        var data = Data(capacity: pending.reduce(0) { $0 + $1.count })
+        for chunk in pending { data.append(chunk) }
+        return data
     }
 
     /// The whole body, failing as soon as it passes `limit` bytes.
@@ -141,22 +175,55 @@ final class BodyChannel: Sendable {
         }
     }
 
+    /// Hands every chunk to `write` as it arrives, on the producer's thread, until the body ends; the chunks
+    /// that arrived before are written first. Nothing is buffered for the reader, so a transport without
+    /// back-pressure holds no more than its own callbacks do, however slow the reader would have been.
+    func drain(into write: @escaping @Sendable (Data) throws -> Void) async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+                let ready = state.withLock { state -> Result<Void, any Error>? in
+                    if Task.isCancelled || state.isStopped { return .failure(Self.cancelled()) }
+                    do {
+                        for chunk in state.pending { try write(chunk) }
+                        state.pending = []
+                    } catch {
+                        state.isStopped = true
+                        return .failure(error)
+                    }
+                    if state.isFinished { return state.failure.map { .failure($0) } ?? .success(()) }
+                    state.sink = (write, done)
+                    return nil
+                }
+                guard let ready else { return }
+                if case .failure = ready, !state.withLock({ $0.isFinished }) { stop() }
+                done.resume(with: ready)
+            }
+        } onCancel: {
+            leave()
+        }
+    }
+
     /// The reader left before the end: wake whoever waits with `cancelled`, and stop the transfer.
     func leave() {
-        let (waiter, collector, shouldStop) = state.withLock {
-            state -> (CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, Bool) in
-            guard !state.isStopped else { return (nil, nil, false) }
+        let (waiter, collector, sink, shouldStop) = state.withLock {
+            state -> (
+                CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?,
+                CheckedContinuation<Void, any Error>?, Bool
+            ) in
+            guard !state.isStopped else { return (nil, nil, nil, false) }
             state.isStopped = true
             defer {
                 state.waiter = nil
                 state.collector = nil
+                state.sink = nil
                 state.pending = []
                 state.collected = Data()
             }
-            return (state.waiter, state.collector?.continuation, !state.isFinished)
+            return (state.waiter, state.collector?.continuation, state.sink?.done, !state.isFinished)
         }
         waiter?.resume(throwing: Self.cancelled())
         collector?.resume(throwing: Self.cancelled())
+        sink?.resume(throwing: Self.cancelled())
         if shouldStop { stop() }
     }
 

@@ -87,6 +87,21 @@ public struct ResponseBody: AsyncSequence, Sendable {
         return data
     }
 
+    /// Hands every chunk to `write` as it arrives, until the body ends.
+    ///
+    /// For a body streamed by ``URLSessionTransport`` the chunks are written on the transport's own thread as
+    /// they arrive, with nothing buffered in between: Linux URLSession cannot be slowed down, so a reader that
+    /// awaited each chunk would let the body pile up in memory whenever it fell behind. `write` must not block
+    /// for long. Other bodies are read chunk by chunk.
+    func drain(into write: @escaping @Sendable (Data) throws -> Void) async throws {
+        if case .channel(let reader) = storage {
+            guard reader.claim() else { throw Self.secondReader() }
+            try await reader.channel.drain(into: write)
+            return
+        }
+        for try await chunk in self { try write(chunk) }
+    }
+
     /// The first `limit` bytes, or the whole body when it is shorter; the rest is left unread.
     func prefix(_ limit: Int) async throws -> Data {
         var data = Data()

@@ -1,0 +1,61 @@
+import EndpointKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Peak memory and throughput of downloading a large file from nginx to disk: EndpointKit's `download(for:to:)`
+/// against URLSession's own `download(from:)`, interleaved, each with the peak resident size reset before it.
+func downloadMemory(nginxURL: URL, mebibytes: Int, rounds: Int) async throws {
+    // The file is uploaded once through nginx's WebDAV folder, then downloaded.
+    let source = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString).bin")
+    try writeFile(megabytes: mebibytes, to: source)
+    defer { try? FileManager.default.removeItem(at: source) }
+    let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL))
+    let path = "uploads/download-\(UUID().uuidString).bin"
+    _ = try await client.response(
+        for: Endpoint<EndpointKinds.Public, EmptyResponse>(method: .put, path: EndpointPath(stringLiteral: path), body: FileBody(source))
+    )
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let session = URLSession(configuration: .ephemeral)
+
+    print("download: \(mebibytes) MiB from nginx to disk, \(rounds) rounds, interleaved")
+    for round in 1...rounds {
+        for side in ["EndpointKit", "URLSession"] {
+            let destination = folder.appendingPathComponent("\(side)-\(round).bin")
+            resetPeakResident()
+            let before = currentResidentKilobytes()
+            let clock = ContinuousClock()
+            let started = clock.now
+            if side == "EndpointKit" {
+                _ = try await client.download(
+                    for: Endpoint<EndpointKinds.Public, URL>(path: EndpointPath(stringLiteral: path)),
+                    to: destination
+                ).result()
+            } else {
+                let (file, _) = try await session.download(from: nginxURL.appendingPathComponent(path))
+                try FileManager.default.moveItem(at: file, to: destination)
+            }
+            let elapsed = clock.now - started
+            let peak = peakResidentKilobytes()
+            let size = (try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?
+                .intValue ?? 0
+            let rate = Double(size) / 1_048_576 / elapsed.inSecondsForBenchmark
+            print(
+                "  \(side): peak RSS +\((peak - before) / 1024) MiB over \(before / 1024) MiB, "
+                    + "\(String(format: "%.0f", rate)) MiB/s, \(size >> 20) MiB written"
+            )
+            try FileManager.default.removeItem(at: destination)
+        }
+    }
+}
+
+extension Duration {
+    /// Seconds as a Double, for rates.
+    var inSecondsForBenchmark: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
