@@ -15,7 +15,11 @@ func downloadMemory(nginxURL: URL, mebibytes: Int, rounds: Int) async throws {
     let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL))
     let path = "uploads/download-\(UUID().uuidString).bin"
     _ = try await client.response(
-        for: Endpoint<EndpointKinds.Public, EmptyResponse>(method: .put, path: EndpointPath(stringLiteral: path), body: FileBody(source))
+        for: Endpoint<EndpointKinds.Public, EmptyResponse>(
+            method: .put,
+            path: EndpointPath(stringLiteral: path),
+            body: FileBody(source)
+        )
     )
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -24,7 +28,10 @@ func downloadMemory(nginxURL: URL, mebibytes: Int, rounds: Int) async throws {
 
     print("download: \(mebibytes) MiB from nginx to disk, \(rounds) rounds, interleaved")
     for round in 1...rounds {
-        for side in ["EndpointKit", "URLSession"] {
+        let sides =
+            ProcessInfo.processInfo.environment["EK_RAW_FIRST"] == nil
+            ? ["EndpointKit", "URLSession"] : ["URLSession", "EndpointKit"]
+        for side in sides {
             let destination = folder.appendingPathComponent("\(side)-\(round).bin")
             resetPeakResident()
             let before = currentResidentKilobytes()
@@ -41,7 +48,8 @@ func downloadMemory(nginxURL: URL, mebibytes: Int, rounds: Int) async throws {
             }
             let elapsed = clock.now - started
             let peak = peakResidentKilobytes()
-            let size = (try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?
+            let size =
+                (try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?
                 .intValue ?? 0
             let rate = Double(size) / 1_048_576 / elapsed.inSecondsForBenchmark
             print(

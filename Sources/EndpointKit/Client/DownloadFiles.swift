@@ -139,6 +139,9 @@ final class FileSink: @unchecked Sendable {
     deinit { _ = systemClose(descriptor) }
 
     private static func failure(_ path: String, _ reason: String) -> CocoaError {
-        CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "\(path) \(reason)"])
+        CocoaError(
+            .fileWriteUnknown,
+            userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "\(path) \(reason)"]
+        )
     }
 }

@@ -61,6 +61,12 @@ extension EndpointClient {
                 request.headers["Range"] = "bytes=\(resumption.bytes)-"
                 request.headers["If-Range"] = resumption.validator
             }
+            let writer = DownloadWriter(files: files, resumedBytes: resumption?.bytes, report: report)
+            // Decided on the transport's thread as the head arrives, so no byte waits for this task to wake.
+            request.bodySink = { status, headers in
+                let length = headers[.contentLength].flatMap { Int64($0) }
+                return writer.writer(statusCode: status, headers: headers, length: length)
+            }
             let context = context(for: endpoint)
             let response: TransportResponse
             do {
@@ -82,60 +88,46 @@ extension EndpointClient {
                 resumption = nil
                 continue
             }
-            let startsAt: Int64
-            var expected: Int64?
-            if response.statusCode == 206, let resumed = resumption {
-                let range = ContentRange(response.headers["Content-Range"])
-                guard range?.start == resumed.bytes, pass == 0 else {
-                    files.discard()
-                    resumption = nil
-                    continue
-                }
-                startsAt = resumed.bytes
-                expected = range?.total
-            } else {
-                startsAt = 0
-                expected = response.body.length.map(Int64.init)
+            let length = response.body.length.map(Int64.init)
+            guard
+                let plan = writer.plan
+                    ?? writer.plan(for: response.statusCode, headers: response.headers, length: length)
+            else {
+                // A 206 for another range than the one kept: start again from nothing.
+                files.discard()
+                resumption = nil
+                continue
             }
             files.remember(request.url, headers: response.headers)
-            try await write(response, to: files, from: startsAt, expected: expected, report: report)
+            try await write(response, with: writer, plan: plan)
             return try finish(files, at: started, response: response, headers: response.headers, context: context)
         }
         throw EndpointError(.responseRejected, "the server did not honour the download's resumption twice")
     }
 
-    /// Writes the body after the first `start` bytes already in the partial file, reporting progress.
-    private func write(
-        _ response: TransportResponse,
-        to files: DownloadFiles,
-        from start: Int64,
-        expected: Int64?,
-        report: @escaping @Sendable (DownloadProgress) -> Void
-    ) async throws(EndpointError) {
-        let progress = Locked(start)
+    /// Waits for the body to be written by `writer`: already on the transport's thread, or drained into it now.
+    private func write(_ response: TransportResponse, with writer: DownloadWriter, plan: DownloadWriter.Plan)
+        async throws(EndpointError)
+    {
+        defer { writer.close() }
         do {
-            let file = try files.open(restarting: start == 0)
-            report(DownloadProgress(bytesWritten: start, expectedBytes: expected, resumedFrom: start))
-            // Written as the bytes arrive, on the transport's thread: nothing waits in memory for this task.
-            try await response.body.drain { chunk in
-                try file.write(chunk)
-                let total = progress.withLock { total in
-                    total += Int64(chunk.count)
-                    return total
-                }
-                report(DownloadProgress(bytesWritten: total, expectedBytes: expected, resumedFrom: start))
-            }
+            // The transport installed the writer as the head arrived, or it is opened now, once.
+            let installed = writer.plan != nil
+            let length = response.body.length.map(Int64.init)
+            let write =
+                installed
+                ? nil : writer.writer(statusCode: response.statusCode, headers: response.headers, length: length)
+            try await response.body.drain(into: write ?? { _ in })
         } catch {
             var failure = EndpointError.wrapping(error)
-            let kept = progress.withLock { $0 }
-            failure.message += " (\(kept) bytes are kept in \(files.partial.lastPathComponent) for the next download)"
+            let kept = writer.written
+            failure.message += " (\(kept) bytes are kept in \(writer.partialName) for the next download)"
             throw failure
         }
-        let written = progress.withLock { $0 }
-        if let expected, written != expected {
+        if let expected = plan.expected, writer.written != expected {
             throw EndpointError(
                 .transportFailed,
-                "the download ended after \(written) of \(expected) bytes; the next download resumes it",
+                "the download ended after \(writer.written) of \(expected) bytes; the next download resumes it",
                 isTransient: true
             )
         }

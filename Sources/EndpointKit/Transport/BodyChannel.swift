@@ -16,7 +16,9 @@ final class BodyChannel: Sendable {
         var waiter: CheckedContinuation<Data?, any Error>?
         var collector: (limit: Int, continuation: CheckedContinuation<Data, any Error>)?
         /// Where chunks go as they arrive, on the producer's thread, when the reader drains into a sink.
-        var sink: (write: @Sendable (Data) throws -> Void, done: CheckedContinuation<Void, any Error>)?
+        var sink: (@Sendable (Data) throws -> Void)?
+        /// The reader waiting in ``drain(into:)`` for the body to end.
+        var drainer: CheckedContinuation<Void, any Error>?
     }
 
     private let state = Locked(State())
@@ -32,19 +34,22 @@ final class BodyChannel: Sendable {
             case none
             case resume(CheckedContinuation<Data?, any Error>)
             case tooLarge(CheckedContinuation<Data, any Error>, Int)
-            case sinkFailed(CheckedContinuation<Void, any Error>, any Error)
+            case sinkFailed(CheckedContinuation<Void, any Error>?, any Error)
         }
         let action = state.withLock { state -> Action in
             guard !state.isFinished, !state.isStopped else { return .none }
             if let sink = state.sink {
                 // Written under the lock, so chunks reach the sink one at a time and in order.
                 do {
-                    try sink.write(data)
+                    try sink(data)
                     return .none
                 } catch {
                     state.sink = nil
                     state.isStopped = true
-                    return .sinkFailed(sink.done, error)
+                    state.isFinished = true
+                    state.failure = error
+                    defer { state.drainer = nil }
+                    return .sinkFailed(state.drainer, error)
                 }
             }
             if let waiter = state.waiter {
@@ -69,8 +74,8 @@ final class BodyChannel: Sendable {
         case .tooLarge(let collector, let limit):
             collector.resume(throwing: ResponseBody.tooLarge(limit: limit, announced: nil))
             stop()
-        case .sinkFailed(let done, let error):
-            done.resume(throwing: error)
+        case .sinkFailed(let drainer, let error):
+            drainer?.resume(throwing: error)
             stop()
         }
     }
@@ -90,8 +95,9 @@ final class BodyChannel: Sendable {
                 state.collector = nil
                 state.collected = Data()
                 state.sink = nil
+                state.drainer = nil
             }
-            return (state.waiter, state.collector?.continuation, state.collected, state.sink?.done)
+            return (state.waiter, state.collector?.continuation, state.collected, state.drainer)
         }
         if let error {
             waiter?.resume(throwing: error)
@@ -175,28 +181,42 @@ final class BodyChannel: Sendable {
         }
     }
 
+    /// Sends every chunk from now on to `write`, on the producer's thread, the ones already waiting first;
+    /// nothing is buffered for a reader any more. A transport calls it as the head arrives, when the request
+    /// says where the body goes (``TransportRequest/bodySink``), so that no byte waits for the reader to wake.
+    func install(_ write: @escaping @Sendable (Data) throws -> Void) {
+        let failed = state.withLock { state -> Bool in
+            guard !state.isStopped, state.sink == nil else { return false }
+            do {
+                for chunk in state.pending { try write(chunk) }
+                state.pending = []
+                state.sink = write
+                return false
+            } catch {
+                state.isStopped = true
+                state.isFinished = true
+                state.failure = error
+                return true
+            }
+        }
+        if failed { stop() }
+    }
+
     /// Hands every chunk to `write` as it arrives, on the producer's thread, until the body ends; the chunks
     /// that arrived before are written first. Nothing is buffered for the reader, so a transport without
-    /// back-pressure holds no more than its own callbacks do, however slow the reader would have been.
+    /// back-pressure holds no more than its own callbacks do, however slow the reader would have been. When a
+    /// sink was installed already, `write` is not used: this only waits for the end.
     func drain(into write: @escaping @Sendable (Data) throws -> Void) async throws {
+        install(write)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
                 let ready = state.withLock { state -> Result<Void, any Error>? in
-                    if Task.isCancelled || state.isStopped { return .failure(Self.cancelled()) }
-                    do {
-                        for chunk in state.pending { try write(chunk) }
-                        state.pending = []
-                    } catch {
-                        state.isStopped = true
-                        return .failure(error)
-                    }
                     if state.isFinished { return state.failure.map { .failure($0) } ?? .success(()) }
-                    state.sink = (write, done)
+                    if Task.isCancelled || state.isStopped { return .failure(Self.cancelled()) }
+                    state.drainer = done
                     return nil
                 }
-                guard let ready else { return }
-                if case .failure = ready, !state.withLock({ $0.isFinished }) { stop() }
-                done.resume(with: ready)
+                if let ready { done.resume(with: ready) }
             }
         } onCancel: {
             leave()
@@ -216,10 +236,11 @@ final class BodyChannel: Sendable {
                 state.waiter = nil
                 state.collector = nil
                 state.sink = nil
+                state.drainer = nil
                 state.pending = []
                 state.collected = Data()
             }
-            return (state.waiter, state.collector?.continuation, state.sink?.done, !state.isFinished)
+            return (state.waiter, state.collector?.continuation, state.drainer, !state.isFinished)
         }
         waiter?.resume(throwing: Self.cancelled())
         collector?.resume(throwing: Self.cancelled())

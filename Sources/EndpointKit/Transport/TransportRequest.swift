@@ -49,6 +49,13 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
     /// A file made for this call only (an assembled multipart body), deleted when the call is over.
     var temporaryBodyFile: URL?
 
+    /// Where a streamed body goes, decided from the head of each hop's response: a writer that receives the
+    /// chunks as they arrive, on the transport's thread, or `nil` to leave the body to its reader. Set for
+    /// downloads, so that the bytes that arrive while the caller wakes up do not wait in memory;
+    /// ``URLSessionTransport`` installs it as the head arrives, and any transport's body is drained into it
+    /// later otherwise.
+    var bodySink: (@Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> (@Sendable (Data) throws -> Void)?)?
+
     /// Whether the endpoint's absolute URL is at another origin than the environment's, so that the first hop,
     /// like a redirect there, goes without credentials. Set when the request is built, which knows it for free.
     var leavesEnvironmentOrigin = false

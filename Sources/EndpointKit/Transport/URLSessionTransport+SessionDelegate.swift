@@ -23,6 +23,8 @@ extension URLSessionTransport {
             let isHead: Bool
             /// Whether the deadline still runs once a streamed body's head has been handed over.
             let timeoutCoversBody: Bool
+            /// Where a streamed body goes, from its head; see ``TransportRequest/bodySink``.
+            let bodySink: (@Sendable (Int, HTTPHeaders) -> (@Sendable (Data) throws -> Void)?)?
             let uploadProgress: (@Sendable (Int64, Int64?) -> Void)?
             let finished: @Sendable () -> Void
             var response: HTTPURLResponse?
@@ -43,6 +45,7 @@ extension URLSessionTransport {
                 wholeBodyLimit = request.wholeBodyLimit
                 isHead = request.method == .head
                 timeoutCoversBody = request.timeoutCoversBody
+                bodySink = request.bodySink
                 uploadProgress = request.uploadProgress
                 self.finished = finished
             }
@@ -239,7 +242,14 @@ extension URLSessionTransport {
         private func receive(_ response: URLResponse, for task: URLSessionTask) {
             enum Action {
                 case none
-                case deliver(CheckedContinuation<TransportResponse, any Error>, TransportResponse)
+                case deliver(
+                    CheckedContinuation<TransportResponse, any Error>,
+                    TransportResponse,
+                    sink: (
+                        provider: @Sendable (Int, HTTPHeaders) -> (@Sendable (Data) throws -> Void)?,
+                        channel: BodyChannel
+                    )?
+                )
                 case fail(CheckedContinuation<TransportResponse, any Error>, EndpointError)
             }
             let action = exchanges.withLock { exchanges -> Action in
@@ -266,12 +276,18 @@ extension URLSessionTransport {
                     exchange.deadline = nil
                 }
                 var streamed = Self.transportResponse(http, body: ResponseBody(length: length, channel: body))
+                if let writer = exchange.bodySink?(streamed.statusCode, streamed.headers) { body.install(writer) }
                 streamed.headReceivedAt = exchange.headReceivedAt
-                return .deliver(caller, streamed)
+                return .deliver(caller, streamed, sink: exchange.bodySink.map { ($0, body) })
             }
             switch action {
             case .none: break
-            case .deliver(let caller, let response): caller.resume(returning: response)
+            case .deliver(let caller, let response, let sink):
+                // Installed before this callback returns, so before the first chunk's callback runs.
+                if let sink, let writer = sink.provider(response.statusCode, response.headers) {
+                    sink.channel.install(writer)
+                }
+                caller.resume(returning: response)
             case .fail(let caller, let error):
                 caller.resume(throwing: error)
                 Self.stop(task)
