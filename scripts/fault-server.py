@@ -29,9 +29,10 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     GET  /file/KEY/N       counted; N MiB whose byte i is (i * 31 + 7) % 251, with ETag "v1" (or ?etag=X), honouring
                            Range: bytes=S- (206, or 416 past the end) when If-Range is absent or matches.
                            ?cut=1 cuts the first answer for KEY after half its body; ?ignore-range=1 answers
-                           every request with the whole file; an X-Option: NAME=VALUE header sets one option
+                           every request with the whole file; ?pace=1 sends 64 KiB every 2 ms; an X-Option: NAME=VALUE header sets one option
                            without changing the URL. Counts file-range/KEY for requests with a Range and
-                           file-auth/KEY for requests with an Authorization header
+                           file-auth/KEY for requests with an Authorization header, and file-closed/KEY when the client
+                           closes the connection before the end
     GET  /file-redirect/KEY/N  302 to the same file at http://localhost:PORT (another origin than 127.0.0.1)
 Connections are kept alive between requests, as real servers do.
 """
@@ -286,8 +287,16 @@ class Handler(socketserver.BaseRequestHandler):
                         sock.sendall(data[: len(data) // 2])
                         sock.shutdown(socket.SHUT_RDWR)
                         return
-                    sock.sendall(data)
+                    if options.get("pace") == "1":
+                        # 64 KiB every 2 ms, as a real network would: a fast loopback can starve Linux
+                        # URLSession's cancellation until the whole body is read.
+                        for offset in range(0, len(data), 65536):
+                            sock.sendall(data[offset:offset + 65536])
+                            time.sleep(0.002)
+                    else:
+                        sock.sendall(data)
                 except OSError:
+                    count("file-closed/" + key)
                     return
             elif kind == "file-redirect":
                 port = sock.getsockname()[1]

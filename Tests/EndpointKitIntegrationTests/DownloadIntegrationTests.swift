@@ -119,6 +119,32 @@ struct DownloadIntegrationTests {
         #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 2))
     }
 
+    @Test("Leaving the loop mid-download closes the connection and keeps the partial file for the next download")
+    func cancelMidBody() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+
+        for try await event in client.download(
+            for: Endpoint<EndpointKinds.Public, URL>(
+                path: "file/\(key)/256",
+                queryItems: [URLQueryItem(name: "pace", value: "1")]
+            ),
+            to: destination
+        ) {
+            if case .progress(let progress) = event, progress.bytesWritten > 0 { break }
+        }
+        let closed = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        _ = try await closed.response(for: Endpoint<EndpointKinds.Public, Tally>(path: "await/file-closed/\(key)"))
+
+        let kept = try Data(contentsOf: folder.appendingPathComponent(".file.bin.download")).count
+        #expect(try await counter("file-closed", key) == 1)
+        #expect(kept > 0 && kept < 256 << 20)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
     @Test("A partial file that is already whole is completed from a 416 without downloading it again")
     func alreadyComplete() async throws {
         let folder = try folder()
