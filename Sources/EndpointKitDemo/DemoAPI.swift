@@ -31,3 +31,7 @@ extension Endpoint where Kind == EndpointKinds.Private, Response == SearchResult
         Endpoint(path: "search", queryItems: [URLQueryItem(name: "q", value: query)])
     }
 }
+
+extension Endpoint where Kind == EndpointKinds.Public, Response == URL {
+    static var catalogueFile: Self { Endpoint(path: "files/catalogue.bin") }
+}

@@ -36,6 +36,14 @@ enum DemoServer {
             }
             return try .json(encoder.encode(item))
         }
+        if path == "/v1/files/catalogue.bin" {
+            // A 1 MiB file that streams in 16 chunks, for the download step's progress bar.
+            let chunk = Data(repeating: 0x2A, count: 64 << 10)
+            return .streamed(
+                headers: [.contentType: "application/octet-stream", .contentLength: String(16 * chunk.count)],
+                chunks: Array(repeating: chunk, count: 16)
+            )
+        }
         if path == "/v1/search" {
             guard request.headers[.authorization] == "Bearer \(token)" else {
                 return .json(#"{"error": "missing or wrong bearer token"}"#, status: 401)

@@ -124,6 +124,33 @@ await step("A typed error: an item that does not exist") { () async throws(Endpo
     }
 }
 
+await step("The decoded value with its response: status, headers, attempts, timing") { () async throws(EndpointError) in
+    let response = try await client.send(.item(1))
+    print(
+        "  ✓ \(response.value.name): status \(response.statusCode), \(response.headers.count) header(s), "
+            + "\(response.attempts) attempt(s), first byte after \(response.timeToFirstByte)"
+    )
+}
+
+await step("A download to a file, with a progress bar") { () async throws(EndpointError) in
+    let destination = FileManager.default.temporaryDirectory.appendingPathComponent("endpointkit-demo-catalogue.bin")
+    defer { try? FileManager.default.removeItem(at: destination) }
+    var shown = -1
+    for try await event in client.download(for: .catalogueFile, to: destination) {
+        switch event {
+        case .progress(let progress):
+            // A bar per quarter, so that logs stay readable; a terminal app would redraw one line.
+            let quarter = Int((progress.fractionCompleted ?? 0) * 4)
+            guard quarter > shown else { continue }
+            shown = quarter
+            let bar = String(repeating: "█", count: quarter * 5) + String(repeating: "░", count: 20 - quarter * 5)
+            print("  \(bar) \(progress.bytesWritten >> 10) KiB of \((progress.expectedBytes ?? 0) >> 10) KiB")
+        case .finished(let response):
+            print("  ✓ saved \(response.value.lastPathComponent) in \(response.duration)")
+        }
+    }
+}
+
 print("Calling .search(for:) without a token does not compile: the private kind needs an AccessToken.")
 if failures > 0 {
     print("\(failures) step(s) failed.")

@@ -23,11 +23,36 @@ public struct Download: AsyncSequence, Sendable {
 
     /// The event type.
     public typealias Element = Event
+    /// Downloads fail with ``EndpointError`` only.
+    public typealias Failure = EndpointError
+
+    /// The events of one download; iterating starts it.
+    public struct Iterator: AsyncIteratorProtocol {
+        var events: AsyncThrowingStream<Event, any Error>.Iterator
+
+        /// The next event, or `nil` after ``Event/finished(_:)``.
+        public mutating func next() async throws(EndpointError) -> Event? {
+            do {
+                return try await events.next()
+            } catch {
+                throw EndpointError.wrapping(error)
+            }
+        }
+
+        /// The next event, or `nil` after ``Event/finished(_:)``.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(EndpointError) -> Event? {
+            do {
+                return try await events.next(isolation: actor)
+            } catch {
+                throw EndpointError.wrapping(error)
+            }
+        }
+    }
 
     let run: @Sendable (_ report: @escaping @Sendable (DownloadProgress) -> Void) async throws -> Response<URL>
 
     /// Starts the download and returns an iterator over its events.
-    public func makeAsyncIterator() -> AsyncThrowingStream<Event, any Error>.Iterator {
+    public func makeAsyncIterator() -> Iterator {
         // A reader that falls behind skips progress it had no time to show, never the last: the final progress
         // (at the total) and `.finished` are the two newest events, and both are kept.
         let (stream, continuation) = AsyncThrowingStream<Event, any Error>.makeStream(
@@ -45,7 +70,7 @@ public struct Download: AsyncSequence, Sendable {
             }
         }
         continuation.onTermination = { _ in task.cancel() }
-        return stream.makeAsyncIterator()
+        return Iterator(events: stream.makeAsyncIterator())
     }
 
     /// Downloads the file and returns its response, without reporting progress.

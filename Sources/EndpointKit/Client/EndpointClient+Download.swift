@@ -64,8 +64,7 @@ extension EndpointClient {
             let writer = DownloadWriter(files: files, resumedBytes: resumption?.bytes, report: report)
             // Decided on the transport's thread as the head arrives, so no byte waits for this task to wake.
             request.bodySink = { status, headers in
-                let length = headers[.contentLength].flatMap { Int64($0) }
-                return writer.writer(statusCode: status, headers: headers, length: length)
+                writer.writer(statusCode: status, headers: headers, length: Self.announcedLength(in: headers))
             }
             let context = context(for: endpoint)
             let response: TransportResponse
@@ -88,7 +87,7 @@ extension EndpointClient {
                 resumption = nil
                 continue
             }
-            let length = response.body.length.map(Int64.init)
+            let length = Self.announcedLength(of: response)
             guard
                 let plan = writer.plan
                     ?? writer.plan(for: response.statusCode, headers: response.headers, length: length)
@@ -113,7 +112,7 @@ extension EndpointClient {
         do {
             // The transport installed the writer as the head arrived, or it is opened now, once.
             let installed = writer.plan != nil
-            let length = response.body.length.map(Int64.init)
+            let length = Self.announcedLength(of: response)
             let write =
                 installed
                 ? nil : writer.writer(statusCode: response.statusCode, headers: response.headers, length: length)
@@ -131,6 +130,16 @@ extension EndpointClient {
                 isTransient: true
             )
         }
+    }
+
+    /// The body's length from the transport, or else from its `Content-Length` when it is not encoded.
+    private static func announcedLength(of response: TransportResponse) -> Int64? {
+        response.body.length.map(Int64.init) ?? announcedLength(in: response.headers)
+    }
+
+    private static func announcedLength(in headers: HTTPHeaders) -> Int64? {
+        guard headers["Content-Encoding"].map({ $0.lowercased() == "identity" }) ?? true else { return nil }
+        return headers[.contentLength].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Moves the finished file into place and describes it.
