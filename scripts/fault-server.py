@@ -33,10 +33,16 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            without changing the URL. Counts file-range/KEY for requests with a Range and
                            file-auth/KEY for requests with an Authorization header, and file-closed/KEY when the client
                            closes the connection before the end
+    GET  /jsonl/KEY/N      counted; N JSON Lines {"index": i}, chunked: the first at once, each next one only once
+                           /release/KEY has been asked for as many times (a gate the test opens, not a clock),
+                           or after ?delay-ms=M instead. Counts jsonl-sent/KEY per line sent and
+                           jsonl-closed/KEY when the client closes the connection before the end
+    GET  /release/KEY      counted as release/KEY: lets /jsonl/KEY send its next line
     GET  /file-redirect/KEY/N  302 to the same file at http://localhost:PORT (another origin than 127.0.0.1)
 Connections are kept alive between requests, as real servers do.
 """
 import json
+import select
 import socket
 import zlib
 import socketserver
@@ -94,6 +100,17 @@ PERIOD = bytes((i * 31 + 7) % 251 for i in range(251))
 def pattern(length):
     """The file the /file endpoint serves: byte i is (i * 31 + 7) % 251."""
     return (PERIOD * (length // 251 + 1))[:length]
+
+
+def closed_by_peer(sock):
+    """Whether the client has closed the connection (readable, with nothing to read)."""
+    readable, _, _ = select.select([sock], [], [], 0)
+    if not readable:
+        return False
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 def read_request(stream):
@@ -297,6 +314,37 @@ class Handler(socketserver.BaseRequestHandler):
                         sock.sendall(data)
                 except OSError:
                     count("file-closed/" + key)
+                    return
+            elif kind == "release":
+                count("release/" + key)
+                respond(sock, 200, b"{}")
+            elif kind == "jsonl":
+                count("jsonl/" + key)
+                lines = int(parts[2]) if len(parts) > 2 else 3
+                query = target.split("?", 1)[1] if "?" in target else ""
+                options = dict(item.partition("=")[::2] for item in query.split("&") if item)
+                delay = int(options.get("delay-ms", "0")) / 1000
+                head = "HTTP/1.1 200 OK\r\nContent-Type: application/jsonl\r\nTransfer-Encoding: chunked\r\n\r\n"
+                try:
+                    sock.sendall(head.encode())
+                    for index in range(lines):
+                        if index > 0 and delay:
+                            time.sleep(delay)
+                        elif index > 0:
+                            deadline = time.time() + 30
+                            while True:
+                                with lock:
+                                    if counts.get("release/" + key, 0) >= index or time.time() > deadline:
+                                        break
+                                    lock.wait(0.01)
+                                if closed_by_peer(sock):
+                                    raise ConnectionError("closed")
+                        line = (json.dumps({"index": index}) + "\n").encode()
+                        sock.sendall(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+                        count("jsonl-sent/" + key)
+                    sock.sendall(b"0\r\n\r\n")
+                except OSError:
+                    count("jsonl-closed/" + key)
                     return
             elif kind == "file-redirect":
                 port = sock.getsockname()[1]

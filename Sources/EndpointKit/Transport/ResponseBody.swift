@@ -138,6 +138,8 @@ public struct ResponseBody: AsyncSequence, Sendable {
         private var buffered: Data?
         private var streamed: AsyncThrowingStream<Data, any Error>.AsyncIterator?
         private var channel: BodyChannelReader?
+        /// Stops the transfer when this iterator is dropped before the end: leaving a `for try await` loop.
+        private var leaver: ChannelLeaver?
         private var isSecondReader = false
 
         init(buffered: Data) {
@@ -152,6 +154,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         init(channel: BodyChannelReader) {
             isSecondReader = !channel.claim()
             self.channel = isSecondReader ? nil : channel
+            leaver = isSecondReader ? nil : ChannelLeaver(channel.channel)
         }
 
         /// The next chunk, or `nil` at the end of the body.
@@ -166,7 +169,10 @@ public struct ResponseBody: AsyncSequence, Sendable {
             }
             if let channel {
                 let chunk = try await channel.channel.next()
-                if chunk == nil { self.channel = nil }
+                if chunk == nil {
+                    self.channel = nil
+                    leaver = nil
+                }
                 return chunk
             }
             guard streamed != nil else { return nil }
@@ -201,4 +207,15 @@ private final class StreamedBody: Sendable {
             return stream
         }
     }
+}
+
+/// Leaves a ``BodyChannel`` when the last copy of an iterator over it goes away: a reader that left its loop
+/// early stops the transfer at once, rather than when the response itself is dropped. Leaving a channel whose
+/// body is complete changes nothing.
+private final class ChannelLeaver: Sendable {
+    let channel: BodyChannel
+
+    init(_ channel: BodyChannel) { self.channel = channel }
+
+    deinit { channel.leave() }
 }

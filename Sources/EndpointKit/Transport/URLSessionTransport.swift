@@ -181,7 +181,8 @@ public final class URLSessionTransport: Transport {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        let idle = request.idleTimeout ?? request.timeout
+        // A body streamed past the deadline is bounded by the idle timeout alone: the total one must not stand in.
+        let idle = request.idleTimeout ?? (request.timeoutCoversBody ? request.timeout : nil)
         urlRequest.timeoutInterval = wholeSeconds(idle?.inSeconds ?? 60)
         var seen = Set<HTTPHeaders.Name>()
         for field in request.headers where seen.insert(field.name).inserted {

@@ -1,0 +1,49 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension EndpointClient {
+    /// Sends `endpoint` and returns as soon as the response head arrives, with the body streaming in as the
+    /// server sends it: as bytes (``StreamedResponse/body``), lines, or JSON Lines.
+    ///
+    ///     let stream = try await client.bytes(for: .liveEvents, using: token)
+    ///     for try await line in stream.lines { print(line) }
+    ///
+    /// The whole pipeline applies to the head: credentials and refresh, retries before the first byte,
+    /// redirects, validators (which see no body) and the status check; an error status's body is read, up to
+    /// ``EndpointError/bodyLimit``, into the error. The total deadline covers the wait for the head; after it
+    /// only the idle timeout (``RequestDefaults/idleTimeout``, or the endpoint's) bounds the stream, and the
+    /// response size limit does not apply. Leaving the loop, or cancelling the reading task, stops the transfer.
+    ///
+    /// - Throws: ``EndpointError``, as ``response(for:using:)`` does before the body.
+    public func bytes<Kind: EndpointKind, Response>(
+        for endpoint: Endpoint<Kind, Response>,
+        using requestData: Kind.RequestData
+    ) async throws(EndpointError) -> StreamedResponse {
+        let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
+        // A body file (multipart) is sent before the head arrives: it can go once this returns.
+        defer { request.removeTemporaryBodyFile() }
+        let context = context(for: endpoint)
+        do throws(EndpointError) {
+            let response = try await execute(request, context: context, bodyLimit: nil, validating: true)
+            return StreamedResponse(
+                statusCode: response.statusCode,
+                headers: response.headers,
+                url: response.url,
+                attempts: max(context.call?.attemptCount ?? 1, 1),
+                body: response.body
+            )
+        } catch {
+            throw attachingCURLCommand(to: error, for: request)
+        }
+    }
+
+    /// Streams an endpoint whose kind needs no request data; see ``bytes(for:using:)``.
+    public func bytes<Kind: EndpointKind, Response>(
+        for endpoint: Endpoint<Kind, Response>
+    ) async throws(EndpointError) -> StreamedResponse where Kind.RequestData == Void {
+        try await bytes(for: endpoint, using: ())
+    }
+}

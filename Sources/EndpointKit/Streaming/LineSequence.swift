@@ -1,0 +1,63 @@
+import Foundation
+
+/// The lines of a streamed body, as they arrive: UTF-8 text split at `\n`, with a `\r` before it removed.
+///
+/// A last line without a line break is returned too. A line longer than ``maximumLineLength`` fails with
+/// ``EndpointError/Kind/responseTooLarge``, so that a server that never sends a line break cannot fill memory.
+public struct LineSequence: AsyncSequence, Sendable {
+    /// A line.
+    public typealias Element = String
+    /// Lines fail with ``EndpointError`` only.
+    public typealias Failure = EndpointError
+
+    /// The longest line accepted, in bytes: 1 MiB.
+    public static let maximumLineLength = 1 << 20
+
+    let body: ResponseBody
+
+    init(_ body: ResponseBody) { self.body = body }
+
+    /// Starts reading the body.
+    public func makeAsyncIterator() -> Iterator { Iterator(chunks: body.makeAsyncIterator()) }
+
+    /// Reads lines from the body's chunks.
+    public struct Iterator: AsyncIteratorProtocol {
+        var chunks: ResponseBody.Iterator
+        var buffer: [UInt8] = []
+        var searchedUpTo = 0
+        var isFinished = false
+
+        /// The next line, or `nil` at the end of the body.
+        public mutating func next() async throws(EndpointError) -> String? {
+            while true {
+                if let newline = buffer[searchedUpTo...].firstIndex(of: UInt8(ascii: "\n")) {
+                    var end = newline
+                    if end > 0, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                    let line = String(decoding: buffer[..<end], as: UTF8.self)
+                    buffer.removeSubrange(...newline)
+                    searchedUpTo = 0
+                    return line
+                }
+                searchedUpTo = buffer.count
+                if isFinished {
+                    guard !buffer.isEmpty else { return nil }
+                    defer { buffer = [] }
+                    return String(decoding: buffer, as: UTF8.self)
+                }
+                guard buffer.count <= LineSequence.maximumLineLength else {
+                    throw EndpointError(
+                        .responseTooLarge,
+                        "a line of the streamed body is longer than \(LineSequence.maximumLineLength) bytes"
+                    )
+                }
+                let chunk: Data?
+                do {
+                    chunk = try await chunks.next()
+                } catch {
+                    throw EndpointError.wrapping(error)
+                }
+                if let chunk { buffer.append(contentsOf: chunk) } else { isFinished = true }
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import EndpointKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+private struct Tally: Decodable { var count: Int }
+
+private struct Tick: Decodable, Equatable { var index: Int }
+
+/// Streamed bodies against the fault server's `/jsonl`, which sends each line only when the test releases it.
+@Suite(.timeLimit(.minutes(1)))
+struct StreamingIntegrationTests {
+    private let counters = Result { EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault())) }
+
+    private func counter(_ name: String, _ key: String) async throws -> Int {
+        try await counters.get().response(for: Endpoint<EndpointKinds.Public, Tally>(path: "count/\(name)/\(key)"))
+            .count
+    }
+
+    private func release(_ key: String) async throws {
+        _ = try await counters.get().response(for: Endpoint<EndpointKinds.Public, Data>(path: "release/\(key)"))
+    }
+
+    @Test("JSON Lines arrive one by one as the server sends them, each before the next is sent")
+    func linesArriveAsSent() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+
+        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/4"))
+        var received: [Tick] = []
+        var sentWhenReceived: [Int] = []
+        for try await tick in stream.jsonLines(of: Tick.self) {
+            received.append(tick)
+            sentWhenReceived.append(try await counter("jsonl-sent", key))
+            try await release(key)
+        }
+
+        #expect(stream.statusCode == 200)
+        #expect(received == (0..<4).map(Tick.init))
+        #expect(sentWhenReceived == [1, 2, 3, 4], "each line arrived before the server sent the next")
+    }
+
+    @Test("Leaving the loop mid-stream closes the connection: the server sees it")
+    func leavingClosesTheConnection() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+
+        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/4"))
+        for try await line in stream.lines {
+            #expect(line == #"{"index": 0}"#)
+            break
+        }
+        _ = try await counters.get().response(
+            for: Endpoint<EndpointKinds.Public, Tally>(path: "await/jsonl-closed/\(key)")
+        )
+
+        #expect(try await counter("jsonl-closed", key) == 1)
+        #expect(try await counter("jsonl-sent", key) == 1)
+    }
+
+    @Test("A stream outlasts the endpoint's total deadline, which covers only the wait for the head")
+    func deadlineCoversTheHeadOnly() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        var endpoint = Endpoint<EndpointKinds.Public, Data>(
+            path: "jsonl/\(key)/2",
+            queryItems: [URLQueryItem(name: "delay-ms", value: "1500")]
+        )
+        endpoint.timeout = 1
+
+        let stream = try await client.bytes(for: endpoint)
+        var ticks: [Tick] = []
+        for try await tick in stream.jsonLines(of: Tick.self) { ticks.append(tick) }
+
+        #expect(ticks.map(\.index) == [0, 1])
+    }
+
+    @Test("A line that is not the declared type fails with decodingFailed and its line number")
+    func badLine() async throws {
+        struct Named: Decodable { var name: String }
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+
+        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/1"))
+        let error = try await #require(throws: EndpointError.self) {
+            for try await _ in stream.jsonLines(of: Named.self) {}
+        }
+
+        #expect(error.kind == .decodingFailed)
+        #expect(error.message.contains("line 1"))
+    }
+
+    @Test("An error status fails before the stream, with its status and body")
+    func errorStatus() async throws {
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.nginx()))
+
+        let error = try await #require(throws: EndpointError.self) {
+            _ = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "missing.jsonl"))
+        }
+
+        #expect(error.kind == .unacceptableStatus)
+        #expect(error.statusCode == 404)
+        #expect(error.bodySnippet?.contains("404") == true)
+    }
+}
