@@ -37,6 +37,10 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            /release/KEY has been asked for as many times (a gate the test opens, not a clock),
                            or after ?delay-ms=M instead. Counts jsonl-sent/KEY per line sent and
                            jsonl-closed/KEY when the client closes the connection before the end
+    GET  /sse/KEY          an event stream in three connections, told apart by Last-Event-ID: without one, events
+                           1 and 2 (retry: 50, a comment, a two-line data, a typed event), then the end; with
+                           "2", event 3, then the end; with "3", 204 No Content. Counts sse/KEY per connection and
+                           sse-last-id-ID/KEY per Last-Event-ID received
     GET  /release/KEY      counted as release/KEY: lets /jsonl/KEY send its next line
     GET  /file-redirect/KEY/N  302 to the same file at http://localhost:PORT (another origin than 127.0.0.1)
 Connections are kept alive between requests, as real servers do.
@@ -315,6 +319,21 @@ class Handler(socketserver.BaseRequestHandler):
                 except OSError:
                     count("file-closed/" + key)
                     return
+            elif kind == "sse":
+                count("sse/" + key)
+                last = headers.get("last-event-id")
+                if last is not None:
+                    count(f"sse-last-id-{last}/" + key)
+                if last == "3":
+                    sock.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+                    continue
+                if last == "2":
+                    body = b"id: 3\ndata: d\n\n"
+                else:
+                    body = b"retry: 50\n: a comment\nid: 1\ndata: a\n\nid: 2\nevent: tick\ndata: b\r\ndata: c\n\n"
+                head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                head += f"Content-Length: {len(body)}\r\n\r\n"
+                sock.sendall(head.encode() + body)
             elif kind == "release":
                 count("release/" + key)
                 respond(sock, 200, b"{}")

@@ -47,3 +47,39 @@ extension EndpointClient {
         try await bytes(for: endpoint, using: ())
     }
 }
+
+extension EndpointClient {
+    /// The endpoint's Server-Sent Events, reconnecting as `policy` allows; see ``ServerSentEvents``.
+    ///
+    ///     for try await event in client.events(for: .notifications, using: token) { print(event.type, event.data) }
+    ///
+    /// Each connection is a ``bytes(for:using:)`` call with `Accept: text/event-stream` and, after the first,
+    /// `Last-Event-ID`: the whole pipeline applies to each, and only the idle timeout bounds an open stream.
+    public func events<Kind: EndpointKind, Response>(
+        for endpoint: Endpoint<Kind, Response>,
+        using requestData: Kind.RequestData,
+        policy: ServerSentEvents.ReconnectPolicy = ServerSentEvents.ReconnectPolicy()
+    ) -> ServerSentEvents {
+        var endpoint = endpoint
+        endpoint.headers[.accept] = "text/event-stream"
+        if !endpoint.headers.contains(.cacheControl) { endpoint.headers[.cacheControl] = "no-cache" }
+        let base = endpoint
+        return ServerSentEvents(
+            connect: { lastEventID throws(EndpointError) in
+                var endpoint = base
+                if let lastEventID { endpoint.headers["Last-Event-ID"] = lastEventID }
+                return try await bytes(for: endpoint, using: requestData)
+            },
+            policy: policy,
+            clock: clock
+        )
+    }
+
+    /// Server-Sent Events of an endpoint whose kind needs no request data; see ``events(for:using:policy:)``.
+    public func events<Kind: EndpointKind, Response>(
+        for endpoint: Endpoint<Kind, Response>,
+        policy: ServerSentEvents.ReconnectPolicy = ServerSentEvents.ReconnectPolicy()
+    ) -> ServerSentEvents where Kind.RequestData == Void {
+        events(for: endpoint, using: (), policy: policy)
+    }
+}
