@@ -12,6 +12,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case .multipart: MultipartFuzz.run(&input)
     case .curl: CURLFuzz.run(&input)
     case .envelope: EnvelopeFuzz.run(&input)
+    case .eventStream: EventStreamFuzz.run(&input)
     }
     return 0
 }
@@ -19,6 +20,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// The fuzz targets, by the names `FUZZ_TARGET` takes.
 enum FuzzTarget: String, CaseIterable {
     case path, query, header, multipart, curl, envelope
+    case eventStream = "event-stream"
 
     static let current: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""

@@ -41,7 +41,10 @@ public struct LineSequence: AsyncSequence, Sendable {
                 searchedUpTo = buffer.count
                 if isFinished {
                     guard !buffer.isEmpty else { return nil }
-                    defer { buffer = [] }
+                    defer {
+                        buffer = []
+                        searchedUpTo = 0
+                    }
                     return String(decoding: buffer, as: UTF8.self)
                 }
                 guard buffer.count <= LineSequence.maximumLineLength else {
