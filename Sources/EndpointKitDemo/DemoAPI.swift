@@ -35,3 +35,7 @@ extension Endpoint where Kind == EndpointKinds.Private, Response == SearchResult
 extension Endpoint where Kind == EndpointKinds.Public, Response == URL {
     static var catalogueFile: Self { Endpoint(path: "files/catalogue.bin") }
 }
+
+extension Endpoint where Kind == EndpointKinds.Public, Response == Data {
+    static var storeEvents: Self { Endpoint(path: "events") }
+}

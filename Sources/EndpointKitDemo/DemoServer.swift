@@ -44,6 +44,15 @@ enum DemoServer {
                 chunks: Array(repeating: chunk, count: 16)
             )
         }
+        if path == "/v1/events" {
+            // A Server-Sent Events feed of three events, then 204 when the client reconnects for more.
+            guard request.headers["Last-Event-ID"] == nil else { return .status(204) }
+            let events = [
+                "id: 1\nevent: restock\ndata: Green tea\n\n", "id: 2\nevent: restock\ndata: Oolong tea\n\n",
+                ": keep-alive\n\nid: 3\nevent: sale\ndata: Towel\ndata: 20 % off\n\n",
+            ]
+            return .streamed(headers: [.contentType: "text/event-stream"], chunks: events.map { Data($0.utf8) })
+        }
         if path == "/v1/search" {
             guard request.headers[.authorization] == "Bearer \(token)" else {
                 return .json(#"{"error": "missing or wrong bearer token"}"#, status: 401)

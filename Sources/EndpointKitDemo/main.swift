@@ -151,6 +151,13 @@ await step("A download to a file, with a progress bar") { () async throws(Endpoi
     }
 }
 
+await step("A streamed event feed: Server-Sent Events as they arrive") { () async throws(EndpointError) in
+    let policy = ServerSentEvents.ReconnectPolicy(defaultDelay: .milliseconds(10))
+    for try await event in client.events(for: .storeEvents, policy: policy) {
+        print("  ✓ \(event.type) #\(event.id ?? "-"): \(event.data.replacingOccurrences(of: "\n", with: " / "))")
+    }
+}
+
 print("Calling .search(for:) without a token does not compile: the private kind needs an AccessToken.")
 if failures > 0 {
     print("\(failures) step(s) failed.")
