@@ -14,6 +14,8 @@ scripts/compare-processes.sh "$bin" "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-10}" 2000
 "$bin" pipeline-cost "$state/www/user-1k.json" 40000
 "$bin" cancel-storm "$ENDPOINTKIT_FAULT_URL" 1000
 "$bin" size-limits "$ENDPOINTKIT_FAULT_URL" 1
+"$bin" download "$ENDPOINTKIT_NGINX_URL" 1024 2
+"$bin" stream "$ENDPOINTKIT_NGINX_URL" 1024
 "$bin" request-building 100000
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 64
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 256

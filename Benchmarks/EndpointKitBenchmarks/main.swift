@@ -17,6 +17,7 @@ import FoundationNetworking
 //   endpointkit-benchmarks redirect-cancel-stress FAULT_URL [CALLS]   deadlines landing among 3xx arrivals
 //   endpointkit-benchmarks size-limits FAULT_URL [LIMIT_MIB]          what oversized and compressed bodies cost
 //   endpointkit-benchmarks download NGINX_URL [MEBIBYTES] [ROUNDS]     peak memory of a download to disk
+//   endpointkit-benchmarks stream NGINX_URL [MEBIBYTES]                peak memory of decoding JSON Lines as they stream
 //
 // Knobs for experiments, read from the environment: EK_CASE=N runs one comparison case; EK_FILE names the file
 // `profile` fetches; EK_NO_DEADLINE=1 gives the EndpointKit side no deadline; EK_NO_FRESH=1 turns off fresh
@@ -183,6 +184,12 @@ case "profile":
         exit(64)
     }
     try await profile(side: rest[0], baseURL: url, count: rest.dropFirst(2).first.flatMap { Int($0) } ?? 300)
+case "stream":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks stream NGINX_URL [MEBIBYTES]")
+        exit(64)
+    }
+    try await streamMemory(nginxURL: url, mebibytes: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1024)
 case "download":
     guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
         print("usage: endpointkit-benchmarks download NGINX_URL [MEBIBYTES] [ROUNDS]")

@@ -23,31 +23,40 @@ public struct LineSequence: AsyncSequence, Sendable {
     /// Reads lines from the body's chunks.
     public struct Iterator: AsyncIteratorProtocol {
         var chunks: ResponseBody.Iterator
+        /// Bytes received and not yet returned start at `start`; the consumed front is dropped only once it is
+        /// at least half of the buffer, so that taking a line costs its own length, not the buffer's.
         var buffer: [UInt8] = []
+        var start = 0
         var searchedUpTo = 0
         var isFinished = false
 
         /// The next line, or `nil` at the end of the body.
         public mutating func next() async throws(EndpointError) -> String? {
             while true {
-                if let newline = buffer[searchedUpTo...].firstIndex(of: UInt8(ascii: "\n")) {
+                if let newline = buffer[Swift.max(start, searchedUpTo)...].firstIndex(of: UInt8(ascii: "\n")) {
                     var end = newline
-                    if end > 0, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                    let line = String(decoding: buffer[..<end], as: UTF8.self)
-                    buffer.removeSubrange(...newline)
-                    searchedUpTo = 0
+                    if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                    let line = String(decoding: buffer[start..<end], as: UTF8.self)
+                    start = newline + 1
+                    searchedUpTo = start
+                    if start * 2 >= buffer.count {
+                        buffer.removeSubrange(..<start)
+                        start = 0
+                        searchedUpTo = 0
+                    }
                     return line
                 }
                 searchedUpTo = buffer.count
                 if isFinished {
-                    guard !buffer.isEmpty else { return nil }
+                    guard start < buffer.count else { return nil }
                     defer {
                         buffer = []
+                        start = 0
                         searchedUpTo = 0
                     }
-                    return String(decoding: buffer, as: UTF8.self)
+                    return String(decoding: buffer[start...], as: UTF8.self)
                 }
-                guard buffer.count <= LineSequence.maximumLineLength else {
+                guard buffer.count - start <= LineSequence.maximumLineLength else {
                     throw EndpointError(
                         .responseTooLarge,
                         "a line of the streamed body is longer than \(LineSequence.maximumLineLength) bytes"

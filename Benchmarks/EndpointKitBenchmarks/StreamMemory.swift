@@ -1,0 +1,59 @@
+import EndpointKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+private struct Row: Decodable {
+    var id: Int
+    var name: String
+    var tags: [String]
+}
+
+/// Peak memory and throughput of decoding a large JSON Lines body from nginx as it streams in.
+func streamMemory(nginxURL: URL, mebibytes: Int) async throws {
+    let source = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString).jsonl")
+    _ = FileManager.default.createFile(atPath: source.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: source)
+    var rows = 0
+    var block = ""
+    var written = 0
+    while written < mebibytes << 20 {
+        block.removeAll(keepingCapacity: true)
+        for _ in 0..<10_000 {
+            block += #"{"id": \#(rows), "name": "item-\#(rows)", "tags": ["green", "hot", "sale"]}"# + "\n"
+            rows += 1
+        }
+        try handle.write(contentsOf: Data(block.utf8))
+        written += block.utf8.count
+    }
+    try handle.close()
+    defer { try? FileManager.default.removeItem(at: source) }
+    let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL))
+    let path = "uploads/stream-\(UUID().uuidString).jsonl"
+    _ = try await client.response(
+        for: Endpoint<EndpointKinds.Public, EmptyResponse>(
+            method: .put,
+            path: EndpointPath(stringLiteral: path),
+            body: FileBody(source)
+        )
+    )
+
+    resetPeakResident()
+    let before = currentResidentKilobytes()
+    let clock = ContinuousClock()
+    let started = clock.now
+    let stream = try await client.bytes(
+        for: Endpoint<EndpointKinds.Public, Data>(path: EndpointPath(stringLiteral: path))
+    )
+    var decoded = 0
+    for try await _ in stream.jsonLines(of: Row.self) { decoded += 1 }
+    let elapsed = clock.now - started
+    let peak = peakResidentKilobytes()
+    print("stream: \(written >> 20) MiB of JSON Lines from nginx, decoded as they arrive")
+    print(
+        "  \(decoded) of \(rows) rows in \(elapsed), \(String(format: "%.0f", Double(written) / 1_048_576 / elapsed.inSecondsForBenchmark)) MiB/s,"
+            + " peak RSS +\((peak - before) / 1024) MiB over \(before / 1024) MiB"
+    )
+}
