@@ -48,12 +48,19 @@ func streamMemory(nginxURL: URL, mebibytes: Int) async throws {
         for: Endpoint<EndpointKinds.Public, Data>(path: EndpointPath(stringLiteral: path))
     )
     var decoded = 0
-    for try await _ in stream.jsonLines(of: Row.self) { decoded += 1 }
+    var outcome = "complete"
+    do {
+        for try await _ in stream.jsonLines(of: Row.self) { decoded += 1 }
+    } catch {
+        outcome = "\(error.kind): \(error.message)"
+    }
     let elapsed = clock.now - started
     let peak = peakResidentKilobytes()
-    print("stream: \(written >> 20) MiB of JSON Lines from nginx, decoded as they arrive")
+    print("stream: \(written >> 20) MiB of JSON Lines from nginx, decoded as they arrive: \(outcome)")
+    let rate = Double(written) / 1_048_576 / elapsed.inSecondsForBenchmark
     print(
-        "  \(decoded) of \(rows) rows in \(elapsed), \(String(format: "%.0f", Double(written) / 1_048_576 / elapsed.inSecondsForBenchmark)) MiB/s,"
-            + " peak RSS +\((peak - before) / 1024) MiB over \(before / 1024) MiB"
+        "  \(decoded) of \(rows) rows in \(elapsed)"
+            + (outcome == "complete" ? ", \(String(format: "%.0f", rate)) MiB/s" : "")
+            + ", peak RSS +\((peak - before) / 1024) MiB over \(before / 1024) MiB"
     )
 }

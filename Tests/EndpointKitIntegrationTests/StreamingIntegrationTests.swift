@@ -93,6 +93,29 @@ struct StreamingIntegrationTests {
         #expect(error.message.contains("line 1"))
     }
 
+    @Test("A reader that falls further behind the server than the size limit fails with responseTooLarge")
+    func readerFallsBehind() async throws {
+        let key = UUID().uuidString
+        var defaults = RequestDefaults()
+        defaults.maximumResponseSize = 1 << 20
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            defaults: defaults
+        )
+
+        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "chunked/\(key)/64"))
+        // Nothing is read until the server is done sending (or was cut off): the backlog passes the limit.
+        _ = try await counters.get().response(
+            for: Endpoint<EndpointKinds.Public, Tally>(path: "await/chunked-done/\(key)")
+        )
+        let error = try await #require(throws: EndpointError.self) {
+            for try await _ in stream.body {}
+        }
+
+        #expect(error.kind == .responseTooLarge)
+        #expect(error.message.contains("fell more than \(1 << 20) bytes behind"))
+    }
+
     @Test("An error status fails before the stream, with its status and body")
     func errorStatus() async throws {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.nginx()))

@@ -14,15 +14,20 @@ extension EndpointClient {
     /// The whole pipeline applies to the head: credentials and refresh, retries before the first byte,
     /// redirects, validators (which see no body) and the status check; an error status's body is read, up to
     /// ``EndpointError/bodyLimit``, into the error. The total deadline covers the wait for the head; after it
-    /// only the idle timeout (``RequestDefaults/idleTimeout``, or the endpoint's) bounds the stream, and the
-    /// response size limit does not apply. Leaving the loop, or cancelling the reading task, stops the transfer.
+    /// only the idle timeout (``RequestDefaults/idleTimeout``, or the endpoint's) bounds the stream. The response
+    /// size limit bounds not the stream's length but what waits in memory when the reader falls behind: Linux
+    /// URLSession cannot slow a server down, so past it the stream fails with
+    /// ``EndpointError/Kind/responseTooLarge``. Leaving the loop, or cancelling the reading task, stops the
+    /// transfer.
     ///
     /// - Throws: ``EndpointError``, as ``response(for:using:)`` does before the body.
     public func bytes<Kind: EndpointKind, Response>(
         for endpoint: Endpoint<Kind, Response>,
         using requestData: Kind.RequestData
     ) async throws(EndpointError) -> StreamedResponse {
-        let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
+        var request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
+        // Linux URLSession cannot slow a server down: what a slow reader leaves waiting is bounded by the limit.
+        request.streamBufferLimit = endpoint.maximumResponseSize ?? defaults.maximumResponseSize
         // A body file (multipart) is sent before the head arrives: it can go once this returns.
         defer { request.removeTemporaryBodyFile() }
         let context = context(for: endpoint)

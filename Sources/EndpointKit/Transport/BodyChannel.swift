@@ -9,6 +9,8 @@ import Foundation
 final class BodyChannel: Sendable {
     private struct State {
         var pending: [Data] = []
+        /// The bytes in `pending`.
+        var pendingBytes = 0
         var collected = Data()
         var isFinished = false
         var failure: (any Error)?
@@ -23,8 +25,13 @@ final class BodyChannel: Sendable {
 
     private let state = Locked(State())
     private let stop: @Sendable () -> Void
+    /// The most bytes held for a reader that fell behind, or `nil` for no limit.
+    private let limit: Int?
 
-    init(stop: @escaping @Sendable () -> Void) { self.stop = stop }
+    init(limit: Int? = nil, stop: @escaping @Sendable () -> Void) {
+        self.limit = limit
+        self.stop = stop
+    }
 
     // MARK: Producer
 
@@ -35,6 +42,7 @@ final class BodyChannel: Sendable {
             case resume(CheckedContinuation<Data?, any Error>)
             case tooLarge(CheckedContinuation<Data, any Error>, Int)
             case sinkFailed(CheckedContinuation<Void, any Error>?, any Error)
+            case fellBehind
         }
         let action = state.withLock { state -> Action in
             guard !state.isFinished, !state.isStopped else { return .none }
@@ -66,6 +74,16 @@ final class BodyChannel: Sendable {
                 return .none
             }
             state.pending.append(data)
+            state.pendingBytes += data.count
+            if let limit, state.pendingBytes > limit {
+                // The reader fell this far behind a transport that cannot slow the server down: fail rather than
+                // hold an unbounded backlog.
+                state.pending = []
+                state.pendingBytes = 0
+                state.isFinished = true
+                state.failure = Self.fellBehind(limit)
+                return .fellBehind
+            }
             return .none
         }
         switch action {
@@ -76,6 +94,8 @@ final class BodyChannel: Sendable {
             stop()
         case .sinkFailed(let drainer, let error):
             drainer?.resume(throwing: error)
+            stop()
+        case .fellBehind:
             stop()
         }
     }
@@ -118,7 +138,10 @@ final class BodyChannel: Sendable {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Data?, any Error>) in
                 let ready = state.withLock { state -> Result<Data?, any Error>? in
                     if Task.isCancelled || state.isStopped { return .failure(Self.cancelled()) }
-                    if !state.pending.isEmpty { return .success(Self.takeAll(&state.pending)) }
+                    if !state.pending.isEmpty {
+                        state.pendingBytes = 0
+                        return .success(Self.takeAll(&state.pending))
+                    }
                     if state.isFinished { return state.failure.map { .failure($0) } ?? .success(nil) }
                     state.waiter = waiter
                     return nil
@@ -152,6 +175,7 @@ final class BodyChannel: Sendable {
             var data = Data(capacity: size)
             for chunk in state.pending { data.append(chunk) }
             state.pending = []
+            state.pendingBytes = 0
             return .success(data)
         }
         if let complete { return try complete.get() }
@@ -167,6 +191,7 @@ final class BodyChannel: Sendable {
                     var data = Data(capacity: size)
                     for chunk in state.pending { data.append(chunk) }
                     state.pending = []
+                    state.pendingBytes = 0
                     if state.isFinished { return state.failure.map { .failure($0) } ?? .success(data) }
                     state.collected = data
                     state.collector = (limit, collector)
@@ -190,6 +215,7 @@ final class BodyChannel: Sendable {
             do {
                 for chunk in state.pending { try write(chunk) }
                 state.pending = []
+                state.pendingBytes = 0
                 state.sink = write
                 return false
             } catch {
@@ -238,6 +264,7 @@ final class BodyChannel: Sendable {
                 state.sink = nil
                 state.drainer = nil
                 state.pending = []
+                state.pendingBytes = 0
                 state.collected = Data()
             }
             return (state.waiter, state.collector?.continuation, state.drainer, !state.isFinished)
@@ -246,6 +273,14 @@ final class BodyChannel: Sendable {
         collector?.resume(throwing: Self.cancelled())
         sink?.resume(throwing: Self.cancelled())
         if shouldStop { stop() }
+    }
+
+    private static func fellBehind(_ limit: Int) -> EndpointError {
+        EndpointError(
+            .responseTooLarge,
+            "the reader fell more than \(limit) bytes behind the server, which the transport cannot slow down "
+                + "(raise maximumResponseSize to hold more)"
+        )
     }
 
     private static func cancelled() -> EndpointError {

@@ -30,6 +30,11 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
     ///
     /// ``EndpointClient`` enforces it itself; a transport may use it to size timers of its own.
     public var timeout: Duration?
+    /// When the caller streams the body: the most bytes a transport that cannot slow the server down (Linux
+    /// URLSession) may hold for a reader that fell behind, after which the body fails with
+    /// ``EndpointError/Kind/responseTooLarge``; `nil` for no limit. ``EndpointClient`` sets it to the call's
+    /// ``RequestDefaults/maximumResponseSize`` for streamed calls.
+    public var streamBufferLimit: Int?
     /// Whether ``timeout`` covers the whole body (`true`, the default) or only the wait for the head, when the
     /// caller streams a body that may last as long as it likes (a download, an event stream): then only
     /// ``idleTimeout`` bounds it.

@@ -73,7 +73,7 @@ extension URLSessionTransport {
                 try await withCheckedThrowingContinuation { continuation in
                     let body =
                         request.wholeBodyLimit == nil
-                        ? BodyChannel(stop: { Self.stop(task) }) : nil
+                        ? BodyChannel(limit: request.streamBufferLimit, stop: { Self.stop(task) }) : nil
                     let exchange = Exchange(caller: continuation, body: body, request: request, finished: finished)
                     let registered = exchanges.withLock { exchanges -> Bool in
                         if Task.isCancelled { return false }
