@@ -125,19 +125,10 @@ extension Endpoint {
     func makeURL(in environment: ServerEnvironment) throws(EndpointError) -> URL {
         if let url { return try makeAbsoluteURL(url, in: environment) }
         let base = environment.baseURL
-        func invalid(_ message: String) -> EndpointError {
-            EndpointError(
-                .invalidRequest,
-                message,
-                request: RequestSummary(method: method, redactedURL: Redaction.redactedString(for: base))
-            )
+        guard Self.isHTTPWithHost(base) else {
+            throw invalidURL("the base URL must be an absolute http or https URL with a host", base)
         }
-        guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = base.host, !host.isEmpty
-        else {
-            throw invalid("the base URL must be an absolute http or https URL with a host")
-        }
-        if let problem = path.problem { throw invalid("invalid path \"\(path)\": \(problem)") }
+        if let problem = path.problem { throw invalidURL("invalid path \"\(path)\": \(problem)", base) }
 
         // Built as text and parsed once: URLComponents would parse the base URL again on every request.
         var text = base.absoluteString
@@ -150,13 +141,10 @@ extension Endpoint {
         while text.hasSuffix("/") { text.removeLast() }
         text += "/" + path.percentEncoded
 
-        var query = baseQuery.map { [String($0)] } ?? []
-        let ownNames = Set(queryItems.map(\.name))
-        for item in environment.queryItems where !ownNames.contains(item.name) { query.append(Self.encoded(item)) }
-        for item in queryItems { query.append(Self.encoded(item)) }
+        let query = (baseQuery.map { [String($0)] } ?? []) + encodedQuery(adding: environment.queryItems)
         if !query.isEmpty { text += "?" + query.joined(separator: "&") }
         guard let url = URL(string: text) else {
-            throw invalid("the URL for path \"\(path)\" could not be formed")
+            throw invalidURL("the URL for path \"\(path)\" could not be formed", base)
         }
         return url
     }
@@ -169,35 +157,47 @@ extension Endpoint {
     /// ``Endpoint/url`` as sent: checked, without its fragment, with ``queryItems`` (and, at the environment's
     /// origin, the environment's query items) after its own query.
     private func makeAbsoluteURL(_ url: URL, in environment: ServerEnvironment) throws(EndpointError) -> URL {
-        func invalid(_ message: String) -> EndpointError {
-            EndpointError(
-                .invalidRequest,
-                message,
-                request: RequestSummary(method: method, redactedURL: Redaction.redactedString(for: url))
-            )
-        }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host, !host.isEmpty
-        else {
-            throw invalid("the endpoint's URL must be an absolute http or https URL with a host")
+        guard Self.isHTTPWithHost(url) else {
+            throw invalidURL("the endpoint's URL must be an absolute http or https URL with a host", url)
         }
         guard url.user == nil, url.password == nil else {
-            throw invalid("the endpoint's URL must not carry user info; send credentials through its kind")
+            throw invalidURL("the endpoint's URL must not carry user info; send credentials through its kind", url)
         }
         var text = url.absoluteString
         if let fragment = text.firstIndex(of: "#") { text = String(text[..<fragment]) }
-        var query: [String] = []
-        if isAtOrigin(of: environment) {
-            let ownNames = Set(queryItems.map(\.name))
-            for item in environment.queryItems where !ownNames.contains(item.name) { query.append(Self.encoded(item)) }
-        }
-        for item in queryItems { query.append(Self.encoded(item)) }
+        let query = encodedQuery(adding: isAtOrigin(of: environment) ? environment.queryItems : [])
         if !query.isEmpty {
             if text.hasSuffix("?") { text.removeLast() }
             text += (text.firstIndex(of: "?") == nil ? "?" : "&") + query.joined(separator: "&")
         }
-        guard let absolute = URL(string: text) else { throw invalid("the endpoint's URL could not be formed") }
+        guard let absolute = URL(string: text) else { throw invalidURL("the endpoint's URL could not be formed", url) }
         return absolute
+    }
+
+    /// `defaults` whose names the endpoint does not use, then ``queryItems``, each encoded as `name=value`.
+    private func encodedQuery(adding defaults: [URLQueryItem]) -> [String] {
+        var query: [String] = []
+        if !defaults.isEmpty {
+            let ownNames = Set(queryItems.map(\.name))
+            for item in defaults where !ownNames.contains(item.name) { query.append(Self.encoded(item)) }
+        }
+        for item in queryItems { query.append(Self.encoded(item)) }
+        return query
+    }
+
+    private static func isHTTPWithHost(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host
+        else { return false }
+        return !host.isEmpty
+    }
+
+    /// An ``EndpointError/Kind/invalidRequest`` about the URL, naming `url` redacted.
+    private func invalidURL(_ message: String, _ url: URL) -> EndpointError {
+        EndpointError(
+            .invalidRequest,
+            message,
+            request: RequestSummary(method: method, redactedURL: Redaction.redactedString(for: url))
+        )
     }
 
     private static func encoded(_ item: URLQueryItem) -> String {
