@@ -168,16 +168,8 @@ public struct MultipartBody: RequestBody {
     /// Scalar by scalar, not character by character: a line feed followed by a combining mark is one
     /// `Character` that is not equal to `"\n"`, and would reach the header unescaped.
     static func escaped(_ text: String) -> String {
-        var output = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output.append(contentsOf: "%22".unicodeScalars)
-            case "\r": output.append(contentsOf: "%0D".unicodeScalars)
-            case "\n": output.append(contentsOf: "%0A".unicodeScalars)
-            default: output.append(scalar)
-            }
-        }
-        return String(output)
+        text.replacingScalars(of: "\"", with: "%22").replacingScalars(of: "\r", with: "%0D")
+            .replacingScalars(of: "\n", with: "%0A")
     }
 }
 

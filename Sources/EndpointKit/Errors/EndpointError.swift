@@ -115,66 +115,54 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
         func scrub(_ text: String) -> String {
             ordered.reduce(text) { $0.replacingScalars(of: $1, with: Redaction.placeholder) }
         }
-        /// A snippet cut at its limit can end in the first characters of a secret: those go too.
-        func scrubCutSecret(_ snippet: String) -> String {
-            guard snippet.hasSuffix("…") else { return snippet }
-            let kept = Array(snippet.unicodeScalars.dropLast())
-            for secret in ordered {
-                let scalars = Array(secret.unicodeScalars)
-                for length in stride(from: min(scalars.count - 1, kept.count), through: 3, by: -1)
-                where kept.suffix(length).elementsEqual(scalars.prefix(length)) {
-                    var view = String.UnicodeScalarView(kept.dropLast(length))
-                    view.append(contentsOf: Redaction.placeholder.unicodeScalars)
-                    return String(view) + "…"
-                }
-            }
-            return snippet
-        }
         var error = self
         error.message = scrub(message)
-        error.bodySnippet = bodySnippet.map { scrubCutSecret(scrub($0)) }
-        error.body = body.map { Self.replacing(ordered, in: $0, wasCut: $0.count == Self.bodyLimit) }
+        error.bodySnippet = bodySnippet.map { snippet in
+            // Compared scalar by scalar, like `scrub`; a snippet cut at its limit ends in "…".
+            let isCut = snippet.hasSuffix("…")
+            let scalars = Array(snippet.unicodeScalars.dropLast(isCut ? 1 : 0))
+            let scrubbed = Self.scrubbing(
+                scalars,
+                of: ordered.map { Array($0.unicodeScalars) },
+                placeholder: Array(Redaction.placeholder.unicodeScalars),
+                wasCut: isCut
+            )
+            return String(String.UnicodeScalarView(scrubbed)) + (isCut ? "…" : "")
+        }
+        error.body = body.map { body in
+            // Byte by byte, so that a body that is not text is scrubbed too.
+            Data(
+                Self.scrubbing(
+                    [UInt8](body),
+                    of: ordered.map { Array($0.utf8) },
+                    placeholder: Array(Redaction.placeholder.utf8),
+                    wasCut: body.count == Self.bodyLimit
+                )
+            )
+        }
         error.codingPath = codingPath.map(scrub)
         error.curlCommand = curlCommand.map(scrub)
         return error
     }
 
-    /// `body` with the UTF-8 bytes of every secret replaced by the placeholder's, byte by byte, so that a body
-    /// that is not text is scrubbed too; when it was cut at ``bodyLimit``, a tail that starts a secret goes too.
-    private static func replacing(_ secrets: [String], in body: Data, wasCut: Bool) -> Data {
-        var bytes = [UInt8](body)
-        let placeholder = Array(Redaction.placeholder.utf8)
+    /// `text` with every occurrence of each secret replaced by `placeholder`; when the text was cut at a limit,
+    /// a tail that is the start of a secret (3 elements or more) is replaced too, since it shows most of it.
+    private static func scrubbing<Element: Equatable>(
+        _ text: [Element],
+        of secrets: [[Element]],
+        placeholder: [Element],
+        wasCut: Bool
+    ) -> [Element] {
+        var text = secrets.reduce(text) { $0.replacing($1, with: placeholder) }
+        guard wasCut else { return text }
         for secret in secrets {
-            let needle = Array(secret.utf8)
-            guard !needle.isEmpty, bytes.count >= needle.count else { continue }
-            var output: [UInt8] = []
-            output.reserveCapacity(bytes.count)
-            var index = 0
-            while index < bytes.count {
-                if index + needle.count <= bytes.count, bytes[index] == needle[0],
-                    bytes[index..<(index + needle.count)].elementsEqual(needle)
-                {
-                    output += placeholder
-                    index += needle.count
-                } else {
-                    output.append(bytes[index])
-                    index += 1
-                }
-            }
-            bytes = output
-        }
-        if wasCut {
-            for secret in secrets {
-                let needle = Array(secret.utf8)
-                for length in stride(from: min(needle.count - 1, bytes.count), through: 3, by: -1)
-                where bytes.suffix(length).elementsEqual(needle.prefix(length)) {
-                    bytes.removeLast(length)
-                    bytes += Array(Redaction.placeholder.utf8)
-                    return Data(bytes)
-                }
+            for length in stride(from: min(secret.count - 1, text.count), through: 3, by: -1)
+            where text.suffix(length).elementsEqual(secret.prefix(length)) {
+                text.removeLast(length)
+                return text + placeholder
             }
         }
-        return Data(bytes)
+        return text
     }
 
     /// The server error a ``ResponseValidator`` decoded, when it is a `T`.
