@@ -106,6 +106,17 @@ def pattern(length):
     return (PERIOD * (length // 251 + 1))[:length]
 
 
+def options_of(target, headers):
+    """The query's NAME=VALUE pairs, plus one from an X-Option header, so that a test can change the answer for
+    the same URL."""
+    query = target.split("?", 1)[1] if "?" in target else ""
+    options = dict(item.partition("=")[::2] for item in query.split("&") if item)
+    name, _, value = headers.get("x-option", "").partition("=")
+    if name:
+        options[name] = value
+    return options
+
+
 def closed_by_peer(sock):
     """Whether the client has closed the connection (readable, with nothing to read)."""
     readable, _, _ = select.select([sock], [], [], 0)
@@ -281,12 +292,7 @@ class Handler(socketserver.BaseRequestHandler):
                 if "authorization" in headers:
                     count("file-auth/" + key)
                 total = (int(parts[2]) if len(parts) > 2 else 1) << 20
-                query = target.split("?", 1)[1] if "?" in target else ""
-                options = dict(item.partition("=")[::2] for item in query.split("&") if item)
-                # An X-Option header adds one, so that a test can change the answer for the same URL.
-                name, _, value = headers.get("x-option", "").partition("=")
-                if name:
-                    options[name] = value
+                options = options_of(target, headers)
                 etag = '"' + options.get("etag", "v1") + '"'
                 data = pattern(total)
                 status, extra, start = 200, "", 0
@@ -340,8 +346,7 @@ class Handler(socketserver.BaseRequestHandler):
             elif kind == "jsonl":
                 count("jsonl/" + key)
                 lines = int(parts[2]) if len(parts) > 2 else 3
-                query = target.split("?", 1)[1] if "?" in target else ""
-                options = dict(item.partition("=")[::2] for item in query.split("&") if item)
+                options = options_of(target, headers)
                 delay = int(options.get("delay-ms", "0")) / 1000
                 head = "HTTP/1.1 200 OK\r\nContent-Type: application/jsonl\r\nTransfer-Encoding: chunked\r\n\r\n"
                 try:

@@ -13,14 +13,7 @@ func downloadMemory(nginxURL: URL, mebibytes: Int, rounds: Int) async throws {
     try writeFile(megabytes: mebibytes, to: source)
     defer { try? FileManager.default.removeItem(at: source) }
     let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL))
-    let path = "uploads/download-\(UUID().uuidString).bin"
-    _ = try await client.response(
-        for: Endpoint<EndpointKinds.Public, EmptyResponse>(
-            method: .put,
-            path: EndpointPath(stringLiteral: path),
-            body: FileBody(source)
-        )
-    )
+    let path = try await upload(source, as: "download-\(UUID().uuidString).bin", with: client)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -59,6 +52,19 @@ func downloadMemory(nginxURL: URL, mebibytes: Int, rounds: Int) async throws {
             try FileManager.default.removeItem(at: destination)
         }
     }
+}
+
+/// Stores `file` in nginx's WebDAV folder and returns its path there, for a benchmark to download.
+func upload(_ file: URL, as name: String, with client: EndpointClient) async throws -> String {
+    let path = "uploads/\(name)"
+    _ = try await client.response(
+        for: Endpoint<EndpointKinds.Public, EmptyResponse>(
+            method: .put,
+            path: EndpointPath(stringLiteral: path),
+            body: FileBody(file)
+        )
+    )
+    return path
 }
 
 extension Duration {

@@ -31,14 +31,7 @@ func streamMemory(nginxURL: URL, mebibytes: Int) async throws {
     try handle.close()
     defer { try? FileManager.default.removeItem(at: source) }
     let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL))
-    let path = "uploads/stream-\(UUID().uuidString).jsonl"
-    _ = try await client.response(
-        for: Endpoint<EndpointKinds.Public, EmptyResponse>(
-            method: .put,
-            path: EndpointPath(stringLiteral: path),
-            body: FileBody(source)
-        )
-    )
+    let path = try await upload(source, as: "stream-\(UUID().uuidString).jsonl", with: client)
 
     resetPeakResident()
     let before = currentResidentKilobytes()
