@@ -41,6 +41,10 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            1 and 2 (retry: 50, a comment, a two-line data, a typed event), then the end; with
                            "2", event 3, then the end; with "3", 204 No Content. Counts sse/KEY per connection and
                            sse-last-id-ID/KEY per Last-Event-ID received
+    GET  /ratelimit/KEY    counted; the first request gets 403 with x-ratelimit-remaining: 0 and x-ratelimit-reset
+                           2 s ahead (an hour ahead with ?far=1), as GitHub answers; later ones get 200 and count
+                           ratelimit-early/KEY when they came before the reset
+    GET  /problem/KEY      422 with an API's own error JSON: {"message": "Validation Failed", "errors": [...]}
     GET  /release/KEY      counted as release/KEY: lets /jsonl/KEY send its next line
     GET  /file-redirect/KEY/N  302 to the same file at http://localhost:PORT (another origin than 127.0.0.1)
 Connections are kept alive between requests, as real servers do.
@@ -72,6 +76,7 @@ def add(key, amount):
 
 
 bombs = {}
+resets = {}
 
 
 def bomb(mebibytes, wbits):
@@ -340,6 +345,22 @@ class Handler(socketserver.BaseRequestHandler):
                 head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                 head += f"Content-Length: {len(body)}\r\n\r\n"
                 sock.sendall(head.encode() + body)
+            elif kind == "ratelimit":
+                with lock:
+                    reset = resets.setdefault(key, int(time.time()) + (3600 if "far=1" in target else 2))
+                if count("ratelimit/" + key) == 1:
+                    head = "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n"
+                    head += f"x-ratelimit-remaining: 0\r\nx-ratelimit-reset: {reset}\r\n"
+                    body = b'{"message": "API rate limit exceeded"}'
+                    sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+                else:
+                    if time.time() < reset:
+                        count("ratelimit-early/" + key)
+                    respond(sock, 200, b'{"id": 1, "name": "ok"}')
+            elif kind == "problem":
+                body = b'{"message": "Validation Failed", "errors": [{"field": "name", "code": "missing"}]}'
+                head = "HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json\r\n"
+                sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
             elif kind == "release":
                 count("release/" + key)
                 respond(sock, 200, b"{}")
