@@ -20,7 +20,7 @@ private struct Tally: Decodable { var count: Int }
 @Suite(.timeLimit(.minutes(1)))
 struct SizeLimitIntegrationTests {
     private let limit = 1 << 20
-    private let total = 64 << 20
+    private let total = 16 << 20
 
     private func client() throws -> EndpointClient {
         var defaults = RequestDefaults()
@@ -48,7 +48,7 @@ struct SizeLimitIntegrationTests {
         let key = UUID().uuidString
 
         let error = try await #require(throws: EndpointError.self) {
-            try await client().response(for: Endpoint<EndpointKinds.Public, Data>(path: "length/\(key)/64"))
+            try await client().response(for: Endpoint<EndpointKinds.Public, Data>(path: "length/\(key)/16"))
         }
         try await awaitCounter("length-done", key)
 
@@ -61,7 +61,7 @@ struct SizeLimitIntegrationTests {
         let key = UUID().uuidString
 
         let error = try await #require(throws: EndpointError.self) {
-            try await client().response(for: Endpoint<EndpointKinds.Public, Data>(path: "chunked/\(key)/64"))
+            try await client().response(for: Endpoint<EndpointKinds.Public, Data>(path: "chunked/\(key)/16"))
         }
         try await awaitCounter("chunked-done", key)
 
@@ -74,7 +74,7 @@ struct SizeLimitIntegrationTests {
         let key = UUID().uuidString
 
         let error = try await #require(throws: EndpointError.self) {
-            try await client().response(for: Endpoint<EndpointKinds.Public, Data>(path: "bomb/\(key)/64"))
+            try await client().response(for: Endpoint<EndpointKinds.Public, Data>(path: "bomb/\(key)/16"))
         }
         try await awaitCounter("bomb-done", key)
         let compressed = try await counter("bomb-sent", key)

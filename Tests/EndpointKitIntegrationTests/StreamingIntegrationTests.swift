@@ -103,7 +103,7 @@ struct StreamingIntegrationTests {
             defaults: defaults
         )
 
-        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "chunked/\(key)/64"))
+        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "chunked/\(key)/16"))
         // Nothing is read until the server is done sending (or was cut off): the backlog passes the limit.
         _ = try await counters.get().response(
             for: Endpoint<EndpointKinds.Public, Tally>(path: "await/chunked-done/\(key)")
