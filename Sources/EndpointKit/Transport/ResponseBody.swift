@@ -43,6 +43,23 @@ public struct ResponseBody: AsyncSequence, Sendable {
         self.length = length
     }
 
+    /// A body read from `chunks` on demand: each chunk is asked for only when the reader wants the next one.
+    ///
+    /// This is the initialiser for a transport with back-pressure (an HTTP stack that stops reading from the
+    /// socket until its body is read on): nothing is buffered between the stack and the reader, so a slow
+    /// reader slows the server down instead of filling memory. The sequence is iterated once, from the
+    /// reader's task; cancelling that task cancels the pending `next()`, and dropping the body or leaving the
+    /// loop drops the sequence's iterator, which should stop the transfer.
+    ///
+    /// - Parameters:
+    ///   - length: The announced length, or `nil` when unknown.
+    ///   - chunks: The chunks, in order; an error it throws should be an ``EndpointError``.
+    public init<Chunks: AsyncSequence & Sendable>(length: Int?, pulling chunks: Chunks)
+    where Chunks.Element == Data {
+        let source = PulledChunks(chunks)
+        self.init(length: length, chunks: AsyncThrowingStream(unfolding: { try await source.next() }))
+    }
+
     /// A body fed by ``URLSessionTransport``'s delegate through a channel.
     init(length: Int?, channel: BodyChannel) {
         storage = .channel(BodyChannelReader(channel))
@@ -218,4 +235,19 @@ private final class ChannelLeaver: Sendable {
     init(_ channel: BodyChannel) { self.channel = channel }
 
     deinit { channel.leave() }
+}
+
+/// The iterator of a body read on demand, made on the first request for a chunk.
+private final class PulledChunks<Chunks: AsyncSequence & Sendable>: @unchecked Sendable where Chunks.Element == Data {
+    // Safe because `AsyncThrowingStream(unfolding:)` asks for one chunk at a time, so `iterator` is never
+    // touched by two tasks at once.
+    private let chunks: Chunks
+    private var iterator: Chunks.AsyncIterator?
+
+    init(_ chunks: Chunks) { self.chunks = chunks }
+
+    func next() async throws -> Data? {
+        if iterator == nil { iterator = chunks.makeAsyncIterator() }
+        return try await iterator?.next()
+    }
 }

@@ -1,0 +1,90 @@
+import AsyncHTTPClient
+import EndpointKit
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+import NIOSSL
+
+extension AsyncHTTPClientTransport {
+    /// What AsyncHTTPClient or SwiftNIO reported, as an ``EndpointError``: cancellation, a timeout, a failed TLS
+    /// connection, a compression bomb, a request AsyncHTTPClient refused to send, or a transport failure that
+    /// says whether sending again may succeed.
+    ///
+    /// - Parameters:
+    ///   - error: What was thrown.
+    ///   - afterHead: Whether the response head had arrived; a connection lost after it means the body was cut
+    ///     short, which is transient.
+    ///   - idleTimeout: The request's idle timeout, which a deadline passed while waiting for the head is.
+    /// - Returns: The error to report.
+    static func endpointError(from error: any Error, afterHead: Bool, idleTimeout: Duration?) -> EndpointError {
+        if let endpointError = error as? EndpointError { return endpointError }
+        let part = afterHead ? "the response body was cut short" : "the transfer failed"
+        if error is CancellationError {
+            return EndpointError(.cancelled, "the transfer was cancelled", underlyingError: error)
+        }
+        if error is ResponseChunks.IdleTimeout {
+            return EndpointError(.timedOut, "no data arrived within the idle timeout", underlyingError: error)
+        }
+        if let error = error as? HTTPClientError {
+            return endpointError(from: error, part: part, afterHead: afterHead, idleTimeout: idleTimeout)
+        }
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            return EndpointError(
+                .secureConnectionFailed,
+                "no secure connection: \(error)",
+                underlyingError: error
+            )
+        }
+        if let error = error as? NIOHTTPDecompression.DecompressionError, error == .limit {
+            return EndpointError(
+                .responseTooLarge,
+                "the response body inflates to more than \(maximumDecompressionRatio) times its compressed size "
+                    + "(the configured decompression limit)",
+                underlyingError: error
+            )
+        }
+        // Refused, reset or unreachable connections, and a server that broke off or sent a malformed response.
+        let transient =
+            afterHead || error is NIOConnectionError || error is IOError || error is ChannelError
+            || error is HTTPParserError
+        return EndpointError(.transportFailed, "\(part): \(error)", underlyingError: error, isTransient: transient)
+    }
+
+    private static func endpointError(
+        from error: HTTPClientError,
+        part: String,
+        afterHead: Bool,
+        idleTimeout: Duration?
+    ) -> EndpointError {
+        switch error {
+        case .cancelled:
+            return EndpointError(.cancelled, "the transfer was cancelled", underlyingError: error)
+        case .deadlineExceeded:
+            let message =
+                idleTimeout == nil
+                ? "no response head within the deadline" : "no data arrived within the idle timeout"
+            return EndpointError(.timedOut, message, underlyingError: error)
+        case .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+            return EndpointError(.timedOut, "\(part): \(error)", underlyingError: error)
+        case .remoteConnectionClosed, .bodyLengthMismatch, .uncleanShutdown:
+            return EndpointError(.transportFailed, "\(part): \(error)", underlyingError: error, isTransient: true)
+        case .invalidURL, .emptyHost, .emptyScheme, .traceRequestWithBody, .identityCodingIncorrectlyPresent:
+            // EndpointClient checks the URL, method and headers before a request reaches the transport; these
+            // are what AsyncHTTPClient checks beyond that.
+            return EndpointError(
+                .invalidRequest,
+                "AsyncHTTPClient refused the request: \(error)",
+                underlyingError: error
+            )
+        default:
+            return EndpointError(
+                .transportFailed,
+                "\(part): \(error)",
+                underlyingError: error,
+                isTransient: afterHead
+            )
+        }
+    }
+}

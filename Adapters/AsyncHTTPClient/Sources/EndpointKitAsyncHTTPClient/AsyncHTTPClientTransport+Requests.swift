@@ -1,0 +1,74 @@
+import AsyncHTTPClient
+import EndpointKit
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+extension AsyncHTTPClientTransport {
+    /// The request AsyncHTTPClient sends for `request`: its method, URL, headers in order, and body.
+    static func clientRequest(for request: TransportRequest) throws -> HTTPClientRequest {
+        var clientRequest = HTTPClientRequest(url: request.url.absoluteString)
+        clientRequest.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headers {
+            clientRequest.headers.add(name: field.name.rawValue, value: field.value)
+        }
+        if let body = request.body {
+            clientRequest.body = try clientBody(for: body, progress: request.uploadProgress)
+        }
+        return clientRequest
+    }
+
+    /// A body in memory goes as it is when nobody watches its progress; anything else is streamed, with
+    /// `Content-Length` when its length is known.
+    private static func clientBody(
+        for body: TransportRequest.Body,
+        progress: (@Sendable (_ sent: Int64, _ expected: Int64?) -> Void)?
+    ) throws -> HTTPClientRequest.Body {
+        if let data = body.data, progress == nil {
+            return .bytes(ByteBuffer(bytes: data))
+        }
+        let chunks = RequestChunks(chunks: try body.makeChunks(), length: body.length, progress: progress)
+        let length: HTTPClientRequest.Body.Length = body.length.map { .known(Int64($0)) } ?? .unknown
+        return .stream(chunks, length: length)
+    }
+
+    /// The response's header fields, in order, repeated names kept.
+    static func headers(from headers: NIOHTTP1.HTTPHeaders) -> EndpointKit.HTTPHeaders {
+        EndpointKit.HTTPHeaders(headers.map { EndpointKit.HTTPHeaders.Field(name: .init($0.name), value: $0.value) })
+    }
+
+    /// The body's length when the head announces it and the bytes are not inflated on the way (the reader
+    /// gets more bytes than a compressed body's `Content-Length` says).
+    static func announcedLength(of headers: NIOHTTP1.HTTPHeaders) -> Int? {
+        let encodings = headers[canonicalForm: "content-encoding"].filter { $0.lowercased() != "identity" }
+        guard encodings.isEmpty, let value = headers.first(name: "content-length") else { return nil }
+        return Int(value).flatMap { $0 >= 0 ? $0 : nil }
+    }
+}
+
+/// A request body's chunks as AsyncHTTPClient reads them, reporting upload progress as each is handed over.
+struct RequestChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let chunks: AsyncThrowingStream<Data, any Error>
+    let length: Int?
+    let progress: (@Sendable (_ sent: Int64, _ expected: Int64?) -> Void)?
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(chunks: chunks.makeAsyncIterator(), expected: length.map(Int64.init), progress: progress)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var chunks: AsyncThrowingStream<Data, any Error>.AsyncIterator
+        let expected: Int64?
+        let progress: (@Sendable (_ sent: Int64, _ expected: Int64?) -> Void)?
+        var sent: Int64 = 0
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let chunk = try await chunks.next() else { return nil }
+            sent += Int64(chunk.count)
+            progress?(sent, expected)
+            return ByteBuffer(bytes: chunk)
+        }
+    }
+}

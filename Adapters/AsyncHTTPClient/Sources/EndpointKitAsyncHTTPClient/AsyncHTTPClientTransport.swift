@@ -1,0 +1,130 @@
+import AsyncHTTPClient
+import EndpointKit
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+
+/// A ``Transport`` that sends requests through AsyncHTTPClient (SwiftNIO), with back-pressure: the server is
+/// read only as fast as the response body is.
+///
+///     let transport = AsyncHTTPClientTransport()
+///     let client = EndpointClient(environment: environment, transport: transport)
+///
+/// Choose it over ``URLSessionTransport`` on Linux servers, and wherever bodies are streamed or downloaded.
+/// Linux URLSession cannot slow a server down, so a body its reader has not caught up with piles up in memory;
+/// here a chunk is read from the socket only when the reader asks for the next one. A 1 GB download or event
+/// stream therefore holds a few chunks at a time however slow the reader is, and the response size limit of
+/// a collected body stops reading at the limit instead of after it.
+///
+/// What it guarantees beyond the ``Transport`` contract:
+/// - **Redirects are returned, not followed**, whatever the configuration says: ``EndpointClient`` follows them
+///   by its ``RedirectPolicy``, which decides where credentials go. (So the transport makes its `HTTPClient`
+///   itself rather than take one, whose redirect setting it could not read.)
+/// - **A request is sent at most once per `send`.** AsyncHTTPClient never re-sends a request on its own, so a
+///   `POST` on a keep-alive connection that closes is reported, not repeated; ``Retry`` decides what is sent
+///   again.
+/// - **Connection failures are reported at once** (``defaultConfiguration()`` turns off AsyncHTTPClient's
+///   retrying of connection set-up), as a transient ``EndpointError/Kind/transportFailed``, so that ``Retry``
+///   and its policy decide about trying again.
+/// - **Idle timeouts**: ``TransportRequest/idleTimeout`` bounds the wait for the head and for each chunk of
+///   the body, exactly (no rounding to seconds). The attempt's total deadline is ``EndpointClient``'s.
+/// - **Compressed responses** are inflated as they are read, and a body that inflates to more than
+///   ``maximumDecompressionRatio`` times its compressed size fails with ``EndpointError/Kind/responseTooLarge``
+///   (a compression bomb). No `Accept-Encoding` is added: a request that wants compression says so.
+/// - **Upload progress** is reported for every body as its chunks are handed to the connection.
+///
+/// The transport owns its `HTTPClient` and shuts it down when it is released; call ``shutdown()`` to wait for
+/// that.
+public final class AsyncHTTPClientTransport: Transport {
+    /// The client requests are sent through.
+    public let client: HTTPClient
+    private let isShutDown = NIOLockedValueBox(false)
+
+    /// How many times its compressed size a response body may inflate to in ``defaultConfiguration()``: far
+    /// above what text and JSON reach (10 to 50 times), far below a compression bomb (about 1,000 times).
+    public static let maximumDecompressionRatio = 200
+
+    /// Creates a transport with an `HTTPClient` of its own.
+    ///
+    /// - Parameters:
+    ///   - configuration: The client's configuration; ``defaultConfiguration()`` unless given. Whatever it says
+    ///     about redirects, they are returned, not followed.
+    ///   - eventLoopGroup: The event loops the client runs on; NIO's shared singleton group unless given.
+    public init(
+        configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
+        eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
+    ) {
+        var configuration = configuration
+        configuration.redirectConfiguration = .disallow
+        client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+    }
+
+    deinit {
+        guard !isShutDown.withLockedValue({ $0 }) else { return }
+        client.shutdown { _ in }
+    }
+
+    /// Shuts the client down and waits until it has; requests sent afterwards fail with
+    /// ``EndpointError/Kind/transportFailed``.
+    public func shutdown() async throws {
+        let first = isShutDown.withLockedValue { isShutDown in
+            defer { isShutDown = true }
+            return !isShutDown
+        }
+        if first { try await client.shutdown() }
+    }
+
+    /// The configuration ``init(configuration:eventLoopGroup:)`` uses unless given one: no redirects, a
+    /// connection failure reported at once, a 10 s connect timeout, no read timeout of the client's own (each
+    /// request's ``TransportRequest/idleTimeout`` applies instead), and inflating bodies up to
+    /// ``maximumDecompressionRatio``.
+    public static func defaultConfiguration() -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10)),
+            decompression: .enabled(limit: .ratio(maximumDecompressionRatio))
+        )
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }
+
+    /// Sends `request` and returns as soon as the response head arrives; the body is read from the connection
+    /// as its reader asks for it.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let prepared = try Self.clientRequest(for: request)
+        let headDeadline = Self.headDeadline(for: request)
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(prepared, deadline: headDeadline)
+        } catch {
+            throw Self.endpointError(from: error, afterHead: false, idleTimeout: request.idleTimeout)
+        }
+        let headReceivedAt = ContinuousClock.now
+        let headers = Self.headers(from: response.headers)
+        let body = ResponseBody(
+            length: Self.announcedLength(of: response.headers),
+            pulling: ResponseChunks(body: response.body, idleTimeout: request.idleTimeout)
+        )
+        var transportResponse = TransportResponse(
+            statusCode: Int(response.status.code),
+            headers: headers,
+            url: request.url,
+            body: body
+        )
+        transportResponse.headReceivedAt = headReceivedAt
+        return transportResponse
+    }
+
+    /// When the wait for the head ends: the idle timeout, or the attempt's deadline when it covers less, or
+    /// (with neither) a day, since ``EndpointClient`` bounds the attempt itself.
+    static func headDeadline(for request: TransportRequest) -> NIODeadline {
+        let waits = [request.idleTimeout, request.timeout].compactMap { $0 }
+        guard let shortest = waits.min() else { return .now() + .hours(24) }
+        let (seconds, attoseconds) = shortest.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow else { return .distantFuture }
+        return .now() + .nanoseconds(nanoseconds.partialValue + attoseconds / 1_000_000_000)
+    }
+}
