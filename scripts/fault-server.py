@@ -19,7 +19,9 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            client closes the connection before the end, and the body bytes it sent as chunked-sent/KEY
     GET  /length/KEY/N     counted; N MiB of body with Content-Length, 64 KiB at a time; the body bytes it sent
                            as length-sent/KEY, length-closed/KEY when the client closes the connection first, and
-                           length-done/KEY once it is over either way (chunked-done/KEY likewise)
+                           length-done/KEY once it is over either way (chunked-done/KEY likewise). ?stall=1
+                           counts length-stalled/KEY when the client stops reading (nothing could be written for
+                           0.5 s), and the body bytes sent by the first such stall as length-stalled-at/KEY
     GET  /bomb/KEY/N       counted; N MiB of zeros as Content-Encoding: gzip (about 1 KiB per MiB), 16 KiB at
                            a time; the compressed bytes it sent as bomb-sent/KEY, and bomb-done/KEY once it is over
                            (sent or cut). ?encoding=deflate sends zlib data
@@ -268,8 +270,12 @@ class Handler(socketserver.BaseRequestHandler):
                 except OSError:
                     return
                 piece = bytes(65536)
+                watch = "stall" in options_of(target, headers)
                 try:
-                    for _ in range(mebibytes * 16):
+                    for index in range(mebibytes * 16):
+                        if watch and not select.select([], [sock], [], 0.5)[1] and count("length-stalled/" + key) == 1:
+                            # The client has read nothing for 0.5 s: its buffers and the socket's are full.
+                            add("length-stalled-at/" + key, index * len(piece))
                         sock.sendall(piece)
                         add("length-sent/" + key, len(piece))
                 except OSError:

@@ -6,7 +6,9 @@
 #   4. the DocC catalog, with warnings as errors, and a short run of every fuzz target (Fuzz/)
 #   5. httpbin, nginx (http, and https with a test CA made for the run) and the fault server on free loopback
 #      ports, then `swift test` with that CA trusted for it alone, then the servers are stopped by PID
-#   6. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan)
+#   6. the AsyncHTTPClient adapter (Adapters/AsyncHTTPClient, a package of its own): its build, with no warning in
+#      its own code, and its tests against the same servers
+#   7. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +20,9 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== swift format lint"
-swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fuzz
+swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fuzz \
+    Adapters/AsyncHTTPClient/Package.swift Adapters/AsyncHTTPClient/Sources Adapters/AsyncHTTPClient/Tests \
+    Adapters/AsyncHTTPClient/Benchmarks
 
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors
@@ -41,6 +45,16 @@ echo "== swift test (the run's test CA trusted for it alone)"
 scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build "$@"
 
 if [ $# -eq 0 ]; then
+    echo "== AsyncHTTPClient adapter: build (no warnings in its own code) and tests"
+    adapter=Adapters/AsyncHTTPClient
+    swift build --package-path "$adapter" --build-tests 2>&1 | tee "$state/adapter-build.log"
+    # Its dependencies' warnings are theirs; a warning in the adapter's own files fails the run.
+    if grep -E "^$PWD/$adapter/(Sources|Tests|Benchmarks)/.*warning:" "$state/adapter-build.log"; then
+        echo "the adapter's code has warnings" >&2
+        exit 1
+    fi
+    scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --package-path "$adapter" --skip-build
+
     echo "== swift test, unit suites under Thread Sanitizer"
     swift test --scratch-path .build-tsan --sanitize=thread --filter EndpointKitTests 2>&1 | tee "$state/tsan.log"
     if grep -q "WARNING: ThreadSanitizer" "$state/tsan.log"; then

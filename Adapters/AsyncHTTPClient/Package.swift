@@ -31,6 +31,18 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ]
         ),
+        .executableTarget(
+            name: "EndpointKitAsyncHTTPClientBenchmarks",
+            dependencies: [
+                "EndpointKitAsyncHTTPClient",
+                .product(name: "EndpointKit", package: "EndpointKit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/EndpointKitAsyncHTTPClientBenchmarks"
+        ),
         .testTarget(
             name: "EndpointKitAsyncHTTPClientTests",
             dependencies: [

@@ -46,7 +46,8 @@ extension AsyncHTTPClientTransport {
     }
 }
 
-/// A request body's chunks as AsyncHTTPClient reads them, reporting upload progress as each is handed over.
+/// A request body's chunks as AsyncHTTPClient reads them, at most 64 KiB each, reporting upload progress as each
+/// is handed over.
 struct RequestChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
@@ -63,12 +64,22 @@ struct RequestChunks: AsyncSequence, Sendable {
         let expected: Int64?
         let progress: (@Sendable (_ sent: Int64, _ expected: Int64?) -> Void)?
         var sent: Int64 = 0
+        /// What is left of a chunk larger than a piece.
+        var rest = Data()
 
         mutating func next() async throws -> ByteBuffer? {
-            guard let chunk = try await chunks.next() else { return nil }
-            sent += Int64(chunk.count)
+            if rest.isEmpty {
+                guard let chunk = try await chunks.next() else { return nil }
+                rest = chunk
+            }
+            let piece = rest.prefix(Self.pieceSize)
+            rest = rest.dropFirst(piece.count)
+            sent += Int64(piece.count)
             progress?(sent, expected)
-            return ByteBuffer(bytes: chunk)
+            return ByteBuffer(bytes: piece)
         }
+
+        /// The most bytes handed over at once, so that progress moves for a body given in one chunk.
+        static let pieceSize = 64 << 10
     }
 }

@@ -1,0 +1,36 @@
+import EndpointKit
+import Foundation
+
+// Peak memory and throughput of large streamed bodies through AsyncHTTPClientTransport against raw
+// AsyncHTTPClient doing the same work. Each measurement runs in a process of its own, so that its peak resident
+// size is its own; scripts/benchmark-ahc.sh starts nginx, prepares the files once and interleaves the runs.
+//
+//   endpointkit-ahc-benchmarks prepare NGINX_URL MEBIBYTES     uploads the files; prints one line per case
+//   endpointkit-ahc-benchmarks run CASE SIDE NGINX_URL PATH COUNT
+//
+// CASE is json-lines (decoding rows), events (reading Server-Sent Events) or download (to a file); SIDE is
+// endpointkit or raw.
+
+let arguments = CommandLine.arguments
+switch (arguments.count, arguments.dropFirst().first) {
+case (4, "prepare"):
+    guard let nginxURL = URL(string: arguments[2]), let mebibytes = Int(arguments[3]) else { usage() }
+    for line in try await Preparation.upload(nginxURL: nginxURL, mebibytes: mebibytes) { print(line) }
+case (7, "run"):
+    guard let nginxURL = URL(string: arguments[4]), let count = Int(arguments[6]) else { usage() }
+    let measurement = try await Measurement.run(
+        case: arguments[2],
+        side: arguments[3],
+        nginxURL: nginxURL,
+        path: arguments[5],
+        count: count
+    )
+    print(measurement)
+default:
+    usage()
+}
+
+func usage() -> Never {
+    print("usage: \(arguments[0]) prepare NGINX_URL MEBIBYTES | run CASE SIDE NGINX_URL PATH COUNT")
+    exit(2)
+}

@@ -1,0 +1,206 @@
+import EndpointKit
+import EndpointKitAsyncHTTPClient
+import Foundation
+import Testing
+
+private struct StaticItem: Decodable, Equatable {
+    var id: Int
+    var name: String
+}
+
+private struct AuthorizationEcho: Decodable {
+    var authorization: String
+}
+
+/// EndpointClient's guarantees hold through AsyncHTTPClient: the route cannot be changed by input, credentials
+/// stay at their origin, TLS is checked, and failures come back typed.
+@Suite(.timeLimit(.minutes(1)))
+struct PipelineTests {
+    private let transport = AsyncHTTPClientTransport()
+
+    @Test(
+        "Hostile path segments and query values reach the server exactly as encoded",
+        arguments: [
+            ("x/admin", "x%2Fadmin", "a+b", "a%2Bb"),
+            ("a b", "a%20b", "x&admin=1", "x%26admin%3D1"),
+            ("a?b#c", "a%3Fb%23c", "1 + 1 = 2", "1%20%2B%201%20%3D%202"),
+            ("100%", "100%25", "über", "%C3%BCber"),
+        ]
+    )
+    func exactPathAndQuery(segment: String, encodedSegment: String, value: String, encodedValue: String)
+        async throws
+    {
+        let client = TestServers.client(try TestServers.echo(), transport)
+        let endpoint = Endpoint<EndpointKinds.Public, Data>(
+            path: "v1/items/\(segment)/detail",
+            queryItems: [URLQueryItem(name: "q", value: value)]
+        )
+
+        let line = String(decoding: try await client.response(for: endpoint), as: UTF8.self)
+
+        #expect(line == "GET /v1/items/\(encodedSegment)/detail?q=\(encodedValue)")
+    }
+
+    @Test("A cross-origin redirect is followed by EndpointClient, without the token")
+    func crossOriginRedirectDropsCredentials() async throws {
+        let key = UUID().uuidString
+        let counters = try Counters()
+        let client = TestServers.client(try TestServers.fault(), transport)
+
+        let response = try await client.send(
+            Endpoint<EndpointKinds.Private, Data>(path: "file-redirect/\(key)/1"),
+            using: AccessToken("s3cr3t")
+        )
+
+        #expect(response.url?.host == "localhost")
+        #expect(response.value.count == 1 << 20)
+        #expect(try await counters.count("file", key) == 1)
+        #expect(try await counters.count("file-auth", key) == 0)
+    }
+
+    @Test("A private endpoint over https to a trusted server carries its token")
+    func trustedTLS() async throws {
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.https()),
+            transport: transport,
+            envelope: .plain
+        )
+
+        let item = try await client.response(
+            for: Endpoint<EndpointKinds.Public, NetworkResponse<StaticItem>>(path: "item.json")
+        )
+        let echo = try await client.response(
+            for: Endpoint<EndpointKinds.Private, AuthorizationEcho>(path: "authorization"),
+            using: AccessToken("s3cr3t")
+        )
+
+        #expect(item.result == StaticItem(id: 7, name: "static"))
+        #expect(echo.authorization == "Bearer s3cr3t")
+    }
+
+    @Test("A server whose certificate is not trusted fails as secureConnectionFailed, never retried")
+    func untrustedTLS() async throws {
+        let client = TestServers.client(try TestServers.untrustedHTTPS(), transport)
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "item.json"))
+        }
+
+        #expect(error.kind == .secureConnectionFailed)
+        #expect(error.attempts == 1)
+    }
+
+    @Test("A refused connection fails at once as a transient transportFailed")
+    func refusedConnection() async throws {
+        // Port 1 (tcpmux) is not served on loopback.
+        let closed = try #require(URL(string: "http://127.0.0.1:1"))
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: closed), transport: transport)
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "x"))
+        }
+
+        #expect(error.kind == .transportFailed)
+        #expect(error.isTransient)
+    }
+
+    @Test("A body cut short is a transient transportFailed, and the retry gets the whole body")
+    func truncatedBodyIsRetried() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            transport: transport,
+            middleware: [Retry(RetryPolicy(baseDelay: .milliseconds(10), jitter: 0))]
+        )
+
+        let response = try await client.send(Endpoint<EndpointKinds.Public, Data>(path: "truncated/\(key)"))
+
+        #expect(response.value == Data(repeating: UInt8(ascii: "x"), count: 100))
+        #expect(response.attempts == 2)
+    }
+
+    @Test("A stalled body fails with timedOut once the idle timeout passes, and the server sees the close")
+    func idleTimeout() async throws {
+        let key = UUID().uuidString
+        let client = TestServers.client(try TestServers.fault(), transport)
+        var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "stall-body/\(key)")
+        endpoint.idleTimeout = 0.3
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
+
+        #expect(error.kind == .timedOut)
+    }
+
+    @Test("A compression bomb fails with responseTooLarge by its ratio alone, however high the size limit")
+    func compressionBomb() async throws {
+        let key = UUID().uuidString
+        let counters = try Counters()
+        var defaults = RequestDefaults()
+        defaults.maximumResponseSize = 4 << 30
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            transport: transport,
+            defaults: defaults
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "bomb/\(key)/1024"))
+        }
+
+        #expect(error.kind == .responseTooLarge)
+        #expect(error.message.contains("times its compressed size"))
+        #expect(try await counters.await("bomb-done", key) == 1)
+    }
+
+    @Test(
+        "Upload progress is reported as the body goes out, growing to its length, and the body arrives whole",
+        arguments: ["data", "file", "stream"]
+    )
+    func uploadProgress(kind: String) async throws {
+        let size = 3 << 20
+        let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("progress-\(UUID().uuidString)")
+        try bytes.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let log = UploadLog()
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.nginx()),
+            transport: transport,
+            observers: [log]
+        )
+        let body: any RequestBody =
+            switch kind {
+            case "data": DataBody(bytes)
+            case "file": FileBody(file)
+            default: StreamBody { try #require(InputStream(url: file)) }
+            }
+        let upload = Endpoint<EndpointKinds.Public, EmptyResponse>(
+            method: .put,
+            path: "uploads/ahc-progress-\(UUID().uuidString)",
+            body: body
+        )
+
+        _ = try await client.response(for: upload)
+        let stored = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: upload.path))
+
+        let sent = log.sent
+        #expect(stored == bytes)
+        #expect(sent == sent.sorted())
+        #expect(sent.last == Int64(size))
+        #expect(sent.count > 1)
+    }
+}
+
+/// The upload progress events of calls.
+private final class UploadLog: ExchangeObserver, @unchecked Sendable {
+    // Safe because every access to `events` holds `lock`.
+    private var events: [Int64] = []
+    private let lock = NSLock()
+
+    func observe(_ event: ExchangeEvent) {
+        guard case .bytesSent(_, let count, _) = event else { return }
+        lock.withLock { events.append(count) }
+    }
+
+    var sent: [Int64] { lock.withLock { events } }
+}
