@@ -24,4 +24,26 @@ extension EndpointClient {
     ) -> EndpointPublisher<Response> where Kind.RequestData == Void {
         publisher(for: endpoint, using: ())
     }
+
+    /// A cold, re-iterable publisher that sends `endpoint` once per iteration and emits its value with the
+    /// response head: ``send(_:using:)`` as a publisher.
+    ///
+    ///     for try await page in client.sendPublisher(for: .repositories, using: token) {
+    ///         show(page.value, next: page.headers[.link])
+    ///     }
+    public func sendPublisher<Kind: EndpointKind, Value: Decodable & Sendable>(
+        for endpoint: Endpoint<Kind, Value>,
+        using requestData: Kind.RequestData
+    ) -> EndpointPublisher<EndpointKit.Response<Value>> {
+        EndpointPublisher { () async throws(EndpointError) -> EndpointKit.Response<Value> in
+            try await send(endpoint, using: requestData)
+        }
+    }
+
+    /// ``sendPublisher(for:using:)`` for an endpoint whose kind needs no request data.
+    public func sendPublisher<Kind: EndpointKind, Value: Decodable & Sendable>(
+        for endpoint: Endpoint<Kind, Value>
+    ) -> EndpointPublisher<EndpointKit.Response<Value>> where Kind.RequestData == Void {
+        sendPublisher(for: endpoint, using: ())
+    }
 }

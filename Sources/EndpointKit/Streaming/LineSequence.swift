@@ -14,15 +14,23 @@ public struct LineSequence: AsyncSequence, Sendable {
     public static let maximumLineLength = 1 << 20
 
     let body: ResponseBody
+    /// Whether a `\r` alone ends a line too, as in an event stream, whose lines may end with `\r\n`, `\n` or `\r`.
+    let splitsAtCarriageReturn: Bool
 
-    init(_ body: ResponseBody) { self.body = body }
+    init(_ body: ResponseBody, splitsAtCarriageReturn: Bool = false) {
+        self.body = body
+        self.splitsAtCarriageReturn = splitsAtCarriageReturn
+    }
 
     /// Starts reading the body.
-    public func makeAsyncIterator() -> Iterator { Iterator(chunks: body.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(chunks: body.makeAsyncIterator(), splitsAtCarriageReturn: splitsAtCarriageReturn)
+    }
 
     /// Reads lines from the body's chunks.
     public struct Iterator: AsyncIteratorProtocol {
         var chunks: ResponseBody.Iterator
+        let splitsAtCarriageReturn: Bool
         /// Bytes received and not yet returned start at `start`; the consumed front is dropped only once it is
         /// at least half of the buffer, so that taking a line costs its own length, not the buffer's.
         var buffer: [UInt8] = []
@@ -33,11 +41,9 @@ public struct LineSequence: AsyncSequence, Sendable {
         /// The next line, or `nil` at the end of the body.
         public mutating func next() async throws(EndpointError) -> String? {
             while true {
-                if let newline = buffer[Swift.max(start, searchedUpTo)...].firstIndex(of: UInt8(ascii: "\n")) {
-                    var end = newline
-                    if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                if let (end, next) = lineBreak() {
                     let line = String(decoding: buffer[start..<end], as: UTF8.self)
-                    start = newline + 1
+                    start = next
                     searchedUpTo = start
                     if start * 2 >= buffer.count {
                         buffer.removeSubrange(..<start)
@@ -46,7 +52,6 @@ public struct LineSequence: AsyncSequence, Sendable {
                     }
                     return line
                 }
-                searchedUpTo = buffer.count
                 if isFinished {
                     guard start < buffer.count else { return nil }
                     defer {
@@ -70,6 +75,32 @@ public struct LineSequence: AsyncSequence, Sendable {
                 }
                 if let chunk { buffer.append(contentsOf: chunk) } else { isFinished = true }
             }
+        }
+
+        /// Where the next line ends and the one after it starts, or `nil` (with `searchedUpTo` moved past what
+        /// was searched) when the buffer holds no complete line yet.
+        private mutating func lineBreak() -> (end: Int, next: Int)? {
+            let from = Swift.max(start, searchedUpTo)
+            let lineFeed = UInt8(ascii: "\n")
+            let carriageReturn = UInt8(ascii: "\r")
+            guard splitsAtCarriageReturn else {
+                guard let newline = buffer[from...].firstIndex(of: lineFeed) else {
+                    searchedUpTo = buffer.count
+                    return nil
+                }
+                let end = newline > start && buffer[newline - 1] == carriageReturn ? newline - 1 : newline
+                return (end, newline + 1)
+            }
+            guard let index = buffer[from...].firstIndex(where: { $0 == lineFeed || $0 == carriageReturn }) else {
+                searchedUpTo = buffer.count
+                return nil
+            }
+            if buffer[index] == lineFeed { return (index, index + 1) }
+            // A `\r` ends the line by itself, or with the `\n` after it: which, the next byte tells.
+            if index + 1 < buffer.count { return (index, buffer[index + 1] == lineFeed ? index + 2 : index + 1) }
+            if isFinished { return (index, index + 1) }
+            searchedUpTo = index
+            return nil
         }
     }
 }

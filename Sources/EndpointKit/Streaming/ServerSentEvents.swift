@@ -108,7 +108,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     let response = try await stream.connect(parser.lastEventID)
                     if response.statusCode == 204 { return nil }
                     parser = ServerSentEventParser(lastEventID: parser.lastEventID)
-                    return response.lines.makeAsyncIterator()
+                    return LineSequence(response.body, splitsAtCarriageReturn: true).makeAsyncIterator()
                 } catch  where error.isTransient || error.kind == .timedOut {
                     continue
                 }

@@ -74,4 +74,29 @@ import FoundationNetworking
         let error = try #require(throws: EndpointError.self) { try result.get() }
         #expect(error.kind == .cancelled)
     }
+
+    @Test("A send publisher emits the value with its head, once per iteration, and sends nothing until iterated")
+    func sendPublisher() async throws {
+        let transport = StubTransport(replies: [
+            .response(
+                headers: ["Link": "<p2>; rel=\"next\""],
+                body: Data(#"{"items": [{"id": 1, "name": "a"}]}"#.utf8)
+            ),
+            .json(#"{"items": [{"id": 2, "name": "b"}]}"#),
+        ])
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+
+        let publisher = client.sendPublisher(for: .search(for: "x"), using: AccessToken("t"))
+        let sentBeforeIterating = await transport.requests.count
+        var pages: [EndpointKit.Response<SearchResults>] = []
+        for try await page in publisher { pages.append(page) }
+        for try await page in publisher { pages.append(page) }
+
+        #expect(sentBeforeIterating == 0)
+        #expect(pages.map { $0.value.items.map(\.id) } == [[1], [2]])
+        #expect(pages.map(\.statusCode) == [200, 200])
+        #expect(pages.first?.headers["Link"] == "<p2>; rel=\"next\"")
+        #expect(pages.last?.headers["Link"] == nil)
+        #expect(await transport.requests.count == 2)
+    }
 }

@@ -4,7 +4,7 @@ import Testing
 @testable import EndpointKit
 
 @Suite(.timeLimit(.minutes(1))) struct LineSequenceTests {
-    private func lines(_ chunks: [String]) async throws -> [String] {
+    private func lines(_ chunks: [String], splitsAtCarriageReturn: Bool = false) async throws -> [String] {
         let body = ResponseBody(
             length: nil,
             chunks: AsyncThrowingStream { continuation in
@@ -13,7 +13,9 @@ import Testing
             }
         )
         var lines: [String] = []
-        for try await line in LineSequence(body) { lines.append(line) }
+        for try await line in LineSequence(body, splitsAtCarriageReturn: splitsAtCarriageReturn) {
+            lines.append(line)
+        }
         return lines
     }
 
@@ -25,5 +27,27 @@ import Testing
     @Test("A body that ends without a line break ends after its last line (found by fuzzing: it crashed)")
     func endsAfterLastLine() async throws {
         #expect(try await lines(["\u{0}"]) == ["\u{0}"])
+    }
+
+    @Test("Plain lines keep a CR that is not before an LF")
+    func bareCarriageReturnIsText() async throws {
+        #expect(try await lines(["a\rb\n", "c\r"]) == ["a\rb", "c\r"])
+    }
+
+    @Test(
+        "Event-stream lines end at CRLF, LF or a CR alone, wherever the chunks split them",
+        arguments: [
+            ["a\rb\r\nc\nd\r", "e"],
+            ["a\r", "b\r", "\nc\n", "d\re"],
+            ["a", "\r", "b", "\r", "\n", "c", "\n", "d", "\r", "e"],
+        ]
+    )
+    func eventStreamLineEnds(chunks: [String]) async throws {
+        #expect(try await lines(chunks, splitsAtCarriageReturn: true) == ["a", "b", "c", "d", "e"])
+    }
+
+    @Test("An event stream's CR at the very end ends the last line, and CR CR is an empty line")
+    func eventStreamTrailingCarriageReturn() async throws {
+        #expect(try await lines(["a\r\r", "b\r"], splitsAtCarriageReturn: true) == ["a", "", "b"])
     }
 }
