@@ -10,7 +10,7 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     GET  /truncated/KEY    the first request for KEY announces Content-Length: 100, sends 10 bytes and closes
                            the connection; later ones get all 100 bytes
     GET  /hold/KEY         counted, then never answered: the connection is held until the client closes it
-                           (or 60 s pass)
+                           (or 60 s pass), then counted as hold-closed/KEY
     GET  /stall-body/KEY   counted; announces Content-Length: 100, sends 10 bytes, counts stall-body-sent/KEY, and
                            holds the connection until the client closes it
     GET  /redirect/KEY     counted; 302 to /hold/KEY
@@ -218,6 +218,7 @@ class Handler(socketserver.BaseRequestHandler):
             elif kind == "hold":
                 count("hold/" + key)
                 hold_until_closed(sock)
+                count("hold-closed/" + key)
                 return
             elif kind == "drop-reused":
                 count("drop-reused/" + key)

@@ -3,9 +3,10 @@ import Foundation
 /// Sends one request and returns its response head with a streaming body: the seam between EndpointKit and an
 /// HTTP stack.
 ///
-/// ``URLSessionTransport`` is the default; `StubTransport` in `EndpointKitTesting` answers tests without a
-/// network; write your own to send through another HTTP stack, and check it with
-/// `TransportConformance.check(_:httpbinURL:)` from `EndpointKitTesting`.
+/// ``URLSessionTransport`` is the default; `AsyncHTTPClientTransport`, in the `EndpointKitAsyncHTTPClient`
+/// package (`Adapters/AsyncHTTPClient`), sends through SwiftNIO with back-pressure; `StubTransport` in
+/// `EndpointKitTesting` answers tests without a network; write your own to send through another HTTP stack,
+/// and check it with `TransportConformance.check(_:httpbinURL:)` from `EndpointKitTesting`.
 ///
 /// ## The contract
 /// A transport knows nothing of endpoints, kinds, middleware or decoding. It must:

@@ -31,12 +31,15 @@ struct Measurement: CustomStringConvertible {
     var failure: String?
 
     var description: String {
+        let peak = String(format: "%.1f", Double(peakKiB - baselineKiB) / 1024)
+        let memory = "peak RSS +\(peak) MiB over \(baselineKiB / 1024) MiB"
+        guard items == expectedItems else {
+            return "\(name) \(side): stopped after \(items) of \(expectedItems) items in "
+                + "\(String(format: "%.3f", seconds)) s (\(failure ?? "no error")), \(memory)"
+        }
         let rate = Double(bytes) / 1_048_576 / seconds
-        let complete =
-            items == expectedItems ? "" : " (of \(expectedItems): \(failure ?? "stopped early"))"
-        return "\(name) \(side): \(bytes >> 20) MiB, \(items) items\(complete), \(String(format: "%.3f", seconds)) s, "
-            + "\(String(format: "%.0f", rate)) MiB/s, peak RSS +\(String(format: "%.1f", Double(peakKiB - baselineKiB) / 1024)) MiB over "
-            + "\(baselineKiB / 1024) MiB"
+        return "\(name) \(side): \(bytes >> 20) MiB, \(items) items, \(String(format: "%.3f", seconds)) s, "
+            + "\(String(format: "%.0f", rate)) MiB/s, \(memory)"
     }
 
     /// Runs `name` on `side` (`endpointkit` or `raw`) against the file at `path`.

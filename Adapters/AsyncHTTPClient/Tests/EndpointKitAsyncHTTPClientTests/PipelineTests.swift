@@ -131,6 +131,20 @@ struct PipelineTests {
         #expect(error.kind == .timedOut)
     }
 
+    @Test("The endpoint's deadline fails a request the server holds, with timedOut, and the server sees the close")
+    func deadline() async throws {
+        let key = UUID().uuidString
+        let counters = try Counters()
+        let client = TestServers.client(try TestServers.fault(), transport)
+        var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "hold/\(key)")
+        endpoint.timeout = 0.3
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
+
+        #expect(error.kind == .timedOut)
+        #expect(try await counters.await("hold-closed", key) == 1)
+    }
+
     @Test("A compression bomb fails with responseTooLarge by its ratio alone, however high the size limit")
     func compressionBomb() async throws {
         let key = UUID().uuidString
