@@ -36,6 +36,6 @@ extension Endpoint where Kind == EndpointKinds.Public, Response == URL {
     static var catalogueFile: Self { Endpoint(path: "files/catalogue.bin") }
 }
 
-extension Endpoint where Kind == EndpointKinds.Public, Response == Data {
+extension Endpoint where Kind == EndpointKinds.Public, Response == ServerSentEvents {
     static var storeEvents: Self { Endpoint(path: "events") }
 }

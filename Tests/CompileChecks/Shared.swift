@@ -31,6 +31,12 @@ enum AdminKind: EndpointKind {
         request.setValue("Admin \(token.value)", forHTTPHeaderField: "Authorization")
     }
 }
+extension Endpoint where Kind == EndpointKinds.Private, Response == JSONLines<Item> {
+    static var itemFeed: Self { Endpoint(path: "items/feed") }
+}
+extension Endpoint where Kind == EndpointKinds.Public, Response == ServerSentEvents {
+    static var notifications: Self { Endpoint(path: "notifications") }
+}
 extension Endpoint where Kind == AdminKind, Response == EmptyResponse {
     static func purge(_ id: Item.ID) -> Self { Endpoint(method: .delete, path: "admin/items/\(id)") }
 }

@@ -21,7 +21,8 @@ struct ServerSentEventsIntegrationTests {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
 
         var received: [ServerSentEvent] = []
-        for try await event in client.events(for: Endpoint<EndpointKinds.Public, Data>(path: "sse/\(key)")) {
+        for try await event in client.events(for: Endpoint<EndpointKinds.Public, ServerSentEvents>(path: "sse/\(key)"))
+        {
             received.append(event)
         }
 
@@ -42,7 +43,9 @@ struct ServerSentEventsIntegrationTests {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.nginx()))
 
         let error = try await #require(throws: EndpointError.self) {
-            for try await _ in client.events(for: Endpoint<EndpointKinds.Public, Data>(path: "missing-events")) {}
+            for try await _ in client.events(
+                for: Endpoint<EndpointKinds.Public, ServerSentEvents>(path: "missing-events")
+            ) {}
         }
 
         #expect(error.kind == .unacceptableStatus)

@@ -56,12 +56,18 @@ extension EndpointClient {
 extension EndpointClient {
     /// The endpoint's Server-Sent Events, reconnecting as `policy` allows; see ``ServerSentEvents``.
     ///
+    ///     extension Endpoint where Kind == EndpointKinds.Private, Response == ServerSentEvents {
+    ///         static var notifications: Self { Endpoint(path: "notifications") }
+    ///     }
     ///     for try await event in client.events(for: .notifications, using: token) { print(event.type, event.data) }
+    ///
+    /// The endpoint declares ``ServerSentEvents`` as its response type, so an endpoint of another kind of body
+    /// cannot be read as events by mistake.
     ///
     /// Each connection is a ``bytes(for:using:)`` call with `Accept: text/event-stream` and, after the first,
     /// `Last-Event-ID`: the whole pipeline applies to each, and only the idle timeout bounds an open stream.
-    public func events<Kind: EndpointKind, Response>(
-        for endpoint: Endpoint<Kind, Response>,
+    public func events<Kind: EndpointKind>(
+        for endpoint: Endpoint<Kind, ServerSentEvents>,
         using requestData: Kind.RequestData,
         policy: ServerSentEvents.ReconnectPolicy = ServerSentEvents.ReconnectPolicy()
     ) -> ServerSentEvents {
@@ -81,8 +87,8 @@ extension EndpointClient {
     }
 
     /// Server-Sent Events of an endpoint whose kind needs no request data; see ``events(for:using:policy:)``.
-    public func events<Kind: EndpointKind, Response>(
-        for endpoint: Endpoint<Kind, Response>,
+    public func events<Kind: EndpointKind>(
+        for endpoint: Endpoint<Kind, ServerSentEvents>,
         policy: ServerSentEvents.ReconnectPolicy = ServerSentEvents.ReconnectPolicy()
     ) -> ServerSentEvents where Kind.RequestData == Void {
         events(for: endpoint, using: (), policy: policy)
