@@ -4,25 +4,33 @@ import Foundation
 
 /// Writes the files the cases read and stores them in nginx's WebDAV folder.
 enum Preparation {
-    /// Uploads a JSON Lines file, an event stream and a binary file of `mebibytes` each; returns a line per case:
-    /// `CASE PATH COUNT`, the count being rows, events or 1.
-    static func upload(nginxURL: URL, mebibytes: Int) async throws -> [String] {
+    /// Uploads a JSON Lines file, an event stream and a binary file of `mebibytes` each, for the `cases` named;
+    /// returns a line per case: `CASE PATH COUNT`, the count being rows, events or 1.
+    static func upload(nginxURL: URL, mebibytes: Int, cases: Set<String>) async throws -> [String] {
         let transport = AsyncHTTPClientTransport()
         defer { Task { try await transport.shutdown() } }
         let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL), transport: transport)
         let size = mebibytes << 20
-        let rows = try await make("rows.jsonl", size: size, client: client) { index in
-            #"{"id": \#(index), "name": "item-\#(index)", "tags": ["green", "hot", "sale"]}"# + "\n"
+        var lines: [String] = []
+        if cases.contains("json-lines") {
+            let rows = try await make("rows.jsonl", size: size, client: client) { index in
+                #"{"id": \#(index), "name": "item-\#(index)", "tags": ["green", "hot", "sale"]}"# + "\n"
+            }
+            lines.append("json-lines \(rows.path) \(rows.count)")
         }
-        let events = try await make("feed.sse", size: size, client: client) { index in
-            "id: \(index)\nevent: tick\ndata: {\"id\": \(index),\ndata: \"name\": \"item-\(index)\"}\n\n"
+        if cases.contains("events") {
+            let events = try await make("feed.sse", size: size, client: client) { index in
+                "id: \(index)\nevent: tick\ndata: {\"id\": \(index),\ndata: \"name\": \"item-\(index)\"}\n\n"
+            }
+            lines.append("events \(events.path) \(events.count)")
         }
-        let blob = try await make("blob.bin", size: size, client: client) { index in
-            String(repeating: String(UnicodeScalar(UInt8(32 + index % 90))), count: 1000)
+        if cases.contains("download") {
+            let blob = try await make("blob.bin", size: size, client: client) { index in
+                String(repeating: String(UnicodeScalar(UInt8(32 + index % 90))), count: 1000)
+            }
+            lines.append("download \(blob.path) 1")
         }
-        return [
-            "json-lines \(rows.path) \(rows.count)", "events \(events.path) \(events.count)", "download \(blob.path) 1",
-        ]
+        return lines
     }
 
     /// Writes a file of at least `size` bytes from numbered pieces and stores it on nginx.

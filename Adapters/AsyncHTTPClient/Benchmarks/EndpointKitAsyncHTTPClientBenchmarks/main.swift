@@ -5,7 +5,8 @@ import Foundation
 // AsyncHTTPClient doing the same work. Each measurement runs in a process of its own, so that its peak resident
 // size is its own; scripts/benchmark-ahc.sh starts nginx, prepares the files once and interleaves the runs.
 //
-//   endpointkit-ahc-benchmarks prepare NGINX_URL MEBIBYTES     uploads the files; prints one line per case
+//   endpointkit-ahc-benchmarks prepare NGINX_URL MEBIBYTES [CASE...]   uploads the files (of every case, or
+//                                                                      of those named); prints a line per case
 //   endpointkit-ahc-benchmarks run CASE SIDE NGINX_URL PATH COUNT
 //
 // CASE is json-lines (decoding rows), events (reading Server-Sent Events) or download (to a file); SIDE is
@@ -13,9 +14,12 @@ import Foundation
 
 let arguments = CommandLine.arguments
 switch (arguments.count, arguments.dropFirst().first) {
-case (4, "prepare"):
+case (4..., "prepare"):
     guard let nginxURL = URL(string: arguments[2]), let mebibytes = Int(arguments[3]) else { usage() }
-    for line in try await Preparation.upload(nginxURL: nginxURL, mebibytes: mebibytes) { print(line) }
+    let cases = arguments.count > 4 ? Set(arguments[4...]) : ["json-lines", "events", "download"]
+    for line in try await Preparation.upload(nginxURL: nginxURL, mebibytes: mebibytes, cases: cases) {
+        print(line)
+    }
 case (7, "run"):
     guard let nginxURL = URL(string: arguments[4]), let count = Int(arguments[6]) else { usage() }
     let measurement = try await Measurement.run(
@@ -31,6 +35,6 @@ default:
 }
 
 func usage() -> Never {
-    print("usage: \(arguments[0]) prepare NGINX_URL MEBIBYTES | run CASE SIDE NGINX_URL PATH COUNT")
+    print("usage: \(arguments[0]) prepare NGINX_URL MEBIBYTES [CASE...] | run CASE SIDE NGINX_URL PATH COUNT")
     exit(2)
 }
