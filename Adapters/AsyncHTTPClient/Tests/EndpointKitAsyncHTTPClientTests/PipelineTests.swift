@@ -104,6 +104,35 @@ struct PipelineTests {
         #expect(error.isTransient)
     }
 
+    @Test("A POST on a keep-alive connection the server drops reaches the server once, and a failure is transient")
+    func postIsSentOnce() async throws {
+        let key = UUID().uuidString
+        let counters = try Counters()
+        let client = TestServers.client(try TestServers.fault(), transport)
+        let post = Endpoint<EndpointKinds.Public, Data>(
+            method: .post,
+            path: "drop-reused/\(key)",
+            body: DataBody(Data("once".utf8))
+        )
+
+        // The first request leaves a keep-alive connection, on which the server answers nothing more.
+        _ = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)"))
+        let result: Result<Data, EndpointError>
+        do throws(EndpointError) {
+            result = .success(try await client.response(for: post))
+        } catch {
+            result = .failure(error)
+        }
+
+        #expect(try await counters.count("drop-reused", key) == 1, "the POST must reach the server exactly once")
+        switch result {
+        case .success(let echoed): #expect(echoed == Data("once".utf8))
+        case .failure(let error):
+            #expect(error.kind == .transportFailed)
+            #expect(error.isTransient)
+        }
+    }
+
     @Test("A body cut short is a transient transportFailed, and the retry gets the whole body")
     func truncatedBodyIsRetried() async throws {
         let key = UUID().uuidString
