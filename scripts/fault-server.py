@@ -12,7 +12,7 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     GET  /hold/KEY         counted, then never answered: the connection is held until the client closes it
                            (or 60 s pass), then counted as hold-closed/KEY
     GET  /stall-body/KEY   counted; announces Content-Length: 100, sends 10 bytes, counts stall-body-sent/KEY, and
-                           holds the connection until the client closes it
+                           holds the connection until the client closes it (then counts stall-body-closed/KEY)
     GET  /redirect/KEY     counted; 302 to /hold/KEY
     GET  /slow-redirect/KEY/N  counted; after 0.1 s, 302 to /slow-redirect/KEY/N-1, and 200 at 0
     GET  /chunked/KEY/N    counted; N MiB of body, chunked, 64 KiB at a time; counts chunked-closed/KEY when the
@@ -232,6 +232,7 @@ class Handler(socketserver.BaseRequestHandler):
                 sock.sendall(head.encode() + b"x" * 10)
                 count("stall-body-sent/" + key)
                 hold_until_closed(sock)
+                count("stall-body-closed/" + key)
                 return
             elif kind == "redirect":
                 count("redirect/" + key)

@@ -29,7 +29,7 @@ extension EndpointClient {
     /// response head: ``send(_:using:)`` as a publisher.
     ///
     ///     for try await page in client.sendPublisher(for: .repositories, using: token) {
-    ///         show(page.value, next: page.headers[.link])
+    ///         show(page.value, next: page.headers["Link"])
     ///     }
     public func sendPublisher<Kind: EndpointKind, Value: Decodable & Sendable>(
         for endpoint: Endpoint<Kind, Value>,

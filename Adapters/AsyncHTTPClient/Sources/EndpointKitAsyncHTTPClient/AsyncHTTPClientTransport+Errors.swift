@@ -16,7 +16,7 @@ extension AsyncHTTPClientTransport {
     ///   - error: What was thrown.
     ///   - afterHead: Whether the response head had arrived; a connection lost after it means the body was cut
     ///     short, which is transient.
-    ///   - idleTimeout: The request's idle timeout, which a deadline passed while waiting for the head is.
+    ///   - idleTimeout: The request's idle timeout, which bounded the wait for the head with its deadline.
     /// - Returns: The error to report.
     static func endpointError(from error: any Error, afterHead: Bool, idleTimeout: Duration?) -> EndpointError {
         if let endpointError = error as? EndpointError { return endpointError }
@@ -64,7 +64,8 @@ extension AsyncHTTPClientTransport {
         case .deadlineExceeded:
             let message =
                 idleTimeout == nil
-                ? "no response head within the deadline" : "no data arrived within the idle timeout"
+                ? "no response head arrived within the attempt's deadline"
+                : "no response head arrived within the idle timeout or the attempt's deadline, whichever is shorter"
             return EndpointError(.timedOut, message, underlyingError: error)
         case .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
             return EndpointError(.timedOut, "\(part): \(error)", underlyingError: error)

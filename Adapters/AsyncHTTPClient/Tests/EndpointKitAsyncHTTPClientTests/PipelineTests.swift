@@ -174,6 +174,31 @@ struct PipelineTests {
         #expect(try await counters.await("hold-closed", key) == 1)
     }
 
+    @Test(
+        "A call cancelled in the middle of the body, or at a redirect's target, ends as cancelled and closes the connection",
+        arguments: [("stall-body", "stall-body-sent"), ("redirect", "hold")]
+    )
+    func cancelledMidway(path: String, reached: String) async throws {
+        let key = UUID().uuidString
+        let counters = try Counters()
+        let client = TestServers.client(try TestServers.fault(), transport)
+
+        let call = Task { () async throws(EndpointError) -> Data in
+            try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "\(path)/\(key)"))
+        }
+        // The server says where the exchange is: the partial body sent, or the redirect's target reached.
+        _ = try await counters.await(reached, key)
+        call.cancel()
+        let result = await call.result
+
+        switch result {
+        case .success(let data): Issue.record("a cancelled call returned \(data.count) bytes")
+        case .failure(let error): #expect((error as? EndpointError)?.kind == .cancelled)
+        }
+        let closed = path == "redirect" ? "hold-closed" : "stall-body-closed"
+        #expect(try await counters.await(closed, key) == 1)
+    }
+
     @Test("A compression bomb fails with responseTooLarge by its ratio alone, however high the size limit")
     func compressionBomb() async throws {
         let key = UUID().uuidString
