@@ -9,7 +9,7 @@ import Foundation
 ///     }
 ///
 /// Run httpbin on loopback (`gunicorn httpbin:app`) and pass its URL. The checks: every status comes back as a
-/// response; repeated response headers keep every value; redirects are returned, not followed; the body
+/// response; a `HEAD`, a 204 and a 304 announce no body; repeated response headers keep every value; redirects are returned, not followed; the body
 /// streams in more than one chunk as the server sends it; leaving the body part way, or cancelling before the
 /// head arrives, stops the transfer with ``EndpointError/Kind/cancelled``;
 /// request bodies in memory, from a file and from async chunks (with and without a length) arrive intact;
@@ -26,6 +26,7 @@ public enum TransportConformance {
         var failures: [String] = []
         let checks: [(String, @Sendable (any Transport, URL) async throws -> String?)] = [
             ("statuses", statuses),
+            ("bodiless responses", bodilessResponses),
             ("repeated headers", repeatedHeaders),
             ("no redirect following", noRedirects),
             ("streamed body", streamedBody),
@@ -56,6 +57,25 @@ public enum TransportConformance {
             let response = try await transport.send(TransportRequest(url: url(base, "/status/\(status)")))
             _ = try await response.body.collect(upTo: 1 << 20)
             if response.statusCode != status { return "asked for \(status), got \(response.statusCode)" }
+        }
+        return nil
+    }
+
+    /// A `HEAD`, a 204 and a 304 have no body whatever `Content-Length` says: the length is 0 or unknown, never
+    /// the announced size, which would make a size limit refuse a body that does not exist.
+    private static func bodilessResponses(_ transport: any Transport, _ base: URL) async throws -> String? {
+        let requests = [
+            TransportRequest(method: .head, url: try url(base, "/bytes/4194304")),
+            TransportRequest(url: try url(base, "/status/204")),
+            TransportRequest(url: try url(base, "/status/304")),
+        ]
+        for request in requests {
+            let response = try await transport.send(request)
+            let body = try await response.body.collect(upTo: 1 << 20)
+            if let length = response.body.length, length != 0 {
+                return "\(request.method) \(request.url.path) announced a body of \(length) bytes"
+            }
+            if !body.isEmpty { return "\(request.method) \(request.url.path) had a body of \(body.count) bytes" }
         }
         return nil
     }

@@ -37,9 +37,11 @@ extension AsyncHTTPClientTransport {
         EndpointKit.HTTPHeaders(headers.map { EndpointKit.HTTPHeaders.Field(name: .init($0.name), value: $0.value) })
     }
 
-    /// The body's length when the head announces it and the bytes are not inflated on the way (the reader
-    /// gets more bytes than a compressed body's `Content-Length` says).
-    static func announcedLength(of headers: NIOHTTP1.HTTPHeaders) -> Int? {
+    /// The body's length: none for a `HEAD` request or a status without a body (1xx, 204, 304), whatever
+    /// `Content-Length` says; otherwise the announced length when the bytes are not inflated on the way (the
+    /// reader gets more bytes than a compressed body's `Content-Length` says).
+    static func announcedLength(of headers: NIOHTTP1.HTTPHeaders, status: Int, method: EndpointKit.HTTPMethod) -> Int? {
+        if method == .head || status == 204 || status == 304 || (100..<200).contains(status) { return 0 }
         let encodings = headers[canonicalForm: "content-encoding"].filter { $0.lowercased() != "identity" }
         guard encodings.isEmpty, let value = headers.first(name: "content-length") else { return nil }
         return Int(value).flatMap { $0 >= 0 ? $0 : nil }

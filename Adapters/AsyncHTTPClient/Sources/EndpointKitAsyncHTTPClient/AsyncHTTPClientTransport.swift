@@ -104,7 +104,11 @@ public final class AsyncHTTPClientTransport: Transport {
         let headReceivedAt = ContinuousClock.now
         let headers = Self.headers(from: response.headers)
         let body = ResponseBody(
-            length: Self.announcedLength(of: response.headers),
+            length: Self.announcedLength(
+                of: response.headers,
+                status: Int(response.status.code),
+                method: request.method
+            ),
             pulling: ResponseChunks(body: response.body, idleTimeout: request.idleTimeout)
         )
         var transportResponse = TransportResponse(

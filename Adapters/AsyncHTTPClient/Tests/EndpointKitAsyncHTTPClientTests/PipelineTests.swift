@@ -41,6 +41,31 @@ struct PipelineTests {
         #expect(line == "GET /v1/items/\(encodedSegment)/detail?q=\(encodedValue)")
     }
 
+    @Test("A HEAD of a body larger than the size limit succeeds with its headers: there is no body to refuse")
+    func headOfALargeBody() async throws {
+        let size = 4 << 20
+        var defaults = RequestDefaults()
+        defaults.maximumResponseSize = 1 << 20
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.nginx()),
+            transport: transport,
+            defaults: defaults
+        )
+        let path = EndpointPath(stringLiteral: "uploads/ahc-head-\(UUID().uuidString)")
+        _ = try await client.response(
+            for: Endpoint<EndpointKinds.Public, EmptyResponse>(
+                method: .put,
+                path: path,
+                body: DataBody(Data(count: size))
+            )
+        )
+
+        let response = try await client.send(Endpoint<EndpointKinds.Public, EmptyResponse>(method: .head, path: path))
+
+        #expect(response.statusCode == 200)
+        #expect(response.headers["Content-Length"] == String(size))
+    }
+
     @Test("A cross-origin redirect is followed by EndpointClient, without the token")
     func crossOriginRedirectDropsCredentials() async throws {
         let key = UUID().uuidString
