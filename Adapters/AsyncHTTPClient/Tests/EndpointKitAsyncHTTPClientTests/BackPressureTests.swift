@@ -28,9 +28,33 @@ struct BackPressureTests {
         let sentByTheStall = try await counters.count("length-stalled-at", key)
         while let chunk = try await iterator.next() { received += chunk.count }
 
-        #expect(sentByTheStall < size / 4, "the server stalled after \(sentByTheStall) bytes")
+        #expect(sentByTheStall < 16 << 20, "the server stalled after \(sentByTheStall) bytes")
         #expect(received == size)
         #expect(try await counters.count("length-sent", key) == size)
+    }
+
+    @Test("A chunked body past the size limit fails with responseTooLarge, and the server is stopped soon after")
+    func sizeLimitStopsTheServer() async throws {
+        let key = UUID().uuidString
+        let counters = try Counters()
+        var defaults = RequestDefaults()
+        defaults.maximumResponseSize = 1 << 20
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            transport: transport,
+            defaults: defaults
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "chunked/\(key)/512"))
+        }
+        _ = try await counters.await("chunked-done", key)
+        let sent = try await counters.count("chunked-sent", key)
+
+        #expect(error.kind == .responseTooLarge)
+        // What the socket buffers hold, not the 512 MiB a transport without back-pressure keeps reading.
+        #expect(sent < 16 << 20, "the server sent \(sent >> 20) MiB")
+        #expect(try await counters.count("chunked-closed", key) == 1)
     }
 
     @Test("Leaving the loop mid-stream closes the connection: the server sees it")
