@@ -106,9 +106,10 @@ print(json.dumps({"result": {"id": 1, "name": "Ada", "email": "ada@example.com",
     chmod 644 "$state/www"/*.*
     make_ca "$state/tls" "EndpointKit Test CA"
     make_ca "$state/tls/untrusted" "EndpointKit Untrusted CA"
-    local https_port untrusted_port
+    local https_port untrusted_port http2_port
     https_port=$(free_port)
     untrusted_port=$(free_port)
+    http2_port=$(free_port)
     local nginx_bin
     nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
     cat >"$state/nginx/nginx.conf" <<CONF
@@ -169,6 +170,23 @@ http {
             return 302 https://127.0.0.1:$untrusted_port/item.json;
         }
     }
+    # HTTP/2 over TLS (by ALPN) with the test CA's certificate: the static files, the Authorization header echoed
+    # back, and WebDAV uploads, for transports that speak HTTP/2.
+    server {
+        listen 127.0.0.1:$http2_port ssl http2;
+        ssl_certificate $state/tls/server.crt;
+        ssl_certificate_key $state/tls/server.key;
+        root $state/www;
+        location = /authorization {
+            default_type application/json;
+            return 200 '{"authorization": "\$http_authorization", "protocol": "\$server_protocol"}';
+        }
+        location /uploads/ {
+            dav_methods PUT DELETE;
+            create_full_put_path on;
+            client_max_body_size 0;
+        }
+    }
     # https with a certificate from a CA that nobody trusts.
     server {
         listen 127.0.0.1:$untrusted_port ssl;
@@ -203,12 +221,14 @@ export ENDPOINTKIT_ECHO_URL=http://127.0.0.1:$echo_port
 export ENDPOINTKIT_FAULT_URL=http://127.0.0.1:$fault_port
 export ENDPOINTKIT_HTTPS_URL=https://127.0.0.1:$https_port
 export ENDPOINTKIT_UNTRUSTED_HTTPS_URL=https://127.0.0.1:$untrusted_port
+export ENDPOINTKIT_HTTP2_URL=https://127.0.0.1:$http2_port
 export ENDPOINTKIT_TEST_CA=$state/tls/ca.crt
 ENV
     curl -fsS -o /dev/null --cacert "$state/tls/ca.crt" "https://127.0.0.1:$https_port/item.json" \
         || { echo "test-servers: nginx's https server does not answer" >&2; return 1; }
     echo "test-servers: httpbin on $httpbin_port, nginx on $nginx_port (static), $echo_port (request echo)," \
-        "$https_port (https, test CA) and $untrusted_port (https, untrusted CA), fault server on $fault_port"
+        "$https_port (https, test CA), $http2_port (HTTP/2, test CA) and $untrusted_port (https, untrusted CA)," \
+        "fault server on $fault_port"
 }
 
 stop() {

@@ -24,6 +24,8 @@ enum TestServers {
     static func fault() throws -> URL { try url("ENDPOINTKIT_FAULT_URL") }
     /// nginx over https with a certificate from the run's test CA, trusted for the test run.
     static func https() throws -> URL { try url("ENDPOINTKIT_HTTPS_URL") }
+    /// nginx speaking HTTP/2 over TLS (by ALPN), with the trusted test CA's certificate.
+    static func http2() throws -> URL { try url("ENDPOINTKIT_HTTP2_URL") }
     /// nginx over https with a certificate from a CA nobody trusts.
     static func untrustedHTTPS() throws -> URL { try url("ENDPOINTKIT_UNTRUSTED_HTTPS_URL") }
 
