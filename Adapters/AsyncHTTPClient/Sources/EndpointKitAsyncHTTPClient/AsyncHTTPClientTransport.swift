@@ -35,8 +35,8 @@ import NIOHTTPCompression
 ///   (a compression bomb). No `Accept-Encoding` is added: a request that wants compression says so.
 /// - **Upload progress** is reported for every body as its chunks are handed to the connection.
 ///
-/// The transport owns its `HTTPClient` and shuts it down when it is released; call ``shutdown()`` to wait for
-/// that.
+/// The transport owns its `HTTPClient` and shuts it down when it is released (a body still being read keeps it);
+/// call ``shutdown()`` to wait for that.
 public final class AsyncHTTPClientTransport: Transport {
     /// The client requests are sent through.
     public let client: HTTPClient
@@ -109,7 +109,7 @@ public final class AsyncHTTPClientTransport: Transport {
                 status: Int(response.status.code),
                 method: request.method
             ),
-            pulling: ResponseChunks(body: response.body, idleTimeout: request.idleTimeout)
+            pulling: ResponseChunks(body: response.body, idleTimeout: request.idleTimeout, transport: self)
         )
         var transportResponse = TransportResponse(
             statusCode: Int(response.status.code),

@@ -12,14 +12,18 @@ struct ResponseChunks: AsyncSequence, Sendable {
 
     let body: HTTPClientResponse.Body
     let idleTimeout: Duration?
+    /// The transport, kept alive while its body is read: released, it shuts its client down, which would cut
+    /// the body of a stream that outlives the client it was asked through.
+    let transport: AsyncHTTPClientTransport
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(body: IteratorBox(body.makeAsyncIterator()), idleTimeout: idleTimeout)
+        Iterator(body: IteratorBox(body.makeAsyncIterator()), idleTimeout: idleTimeout, transport: transport)
     }
 
     struct Iterator: AsyncIteratorProtocol {
         let body: IteratorBox
         let idleTimeout: Duration?
+        let transport: AsyncHTTPClientTransport
 
         func next() async throws -> Data? {
             do {

@@ -57,6 +57,20 @@ struct BackPressureTests {
         #expect(try await counters.count("chunked-closed", key) == 1)
     }
 
+    @Test("A stream outlives the client and transport it was asked through, which shut down only after it")
+    func streamOutlivesItsClient() async throws {
+        let key = UUID().uuidString
+
+        // Neither the client nor the transport is kept past this call.
+        let stream = try await TestServers.client(try TestServers.fault(), AsyncHTTPClientTransport()).bytes(
+            for: Endpoint<EndpointKinds.Public, Data>(path: "length/\(key)/8")
+        )
+        var received = 0
+        for try await chunk in stream.body { received += chunk.count }
+
+        #expect(received == 8 << 20)
+    }
+
     @Test("Leaving the loop mid-stream closes the connection: the server sees it")
     func leavingClosesTheConnection() async throws {
         let key = UUID().uuidString
