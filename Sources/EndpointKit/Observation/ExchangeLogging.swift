@@ -33,10 +33,14 @@ public struct ExchangeLogging: ExchangeObserver, Middleware {
         public var statusCode: Int?
         /// Bytes of request body sent, when its length is known; 0 for a stream of unknown length.
         public var bytesSent: Int
-        /// Bytes of response body received.
+        /// Bytes of response body received; 0 for a streamed body, which the record does not wait for.
         public var bytesReceived: Int
-        /// From handing the request on to receiving the response or error.
+        /// From handing the request on to receiving the response or error; for a streamed body, to its head.
         public var duration: Duration
+        /// Whether the body is handed to the caller as it arrives (``EndpointClient/bytes(for:using:)``, events,
+        /// downloads): the record is made when the head arrives, so ``bytesReceived`` and ``duration`` cover the
+        /// head only.
+        public var isStreamed = false
         /// Which attempt this was, from 1.
         public var attempt: Int
         /// Which hop of the attempt this was: 0 for the first request, 1 after the first redirect.
@@ -76,19 +80,20 @@ public struct ExchangeLogging: ExchangeObserver, Middleware {
                 children: [
                     "method": method, "redactedURL": redactedURL, "requestHeaders": requestHeaders,
                     "statusCode": statusCode as Any, "bytesSent": bytesSent, "bytesReceived": bytesReceived,
-                    "duration": duration, "attempt": attempt, "hop": hop, "error": error as Any,
+                    "isStreamed": isStreamed, "duration": duration, "attempt": attempt, "hop": hop,
+                    "error": error as Any,
                 ],
                 displayStyle: .struct
             )
         }
 
-        /// One line: `GET https://… → 200, 512 B in 12.3 ms (attempt 1)`.
+        /// One line: `GET https://… → 200, 512 B in 12.3 ms (attempt 1)`, or `→ 200, streamed, head in 12.3 ms`.
         public var description: String {
             let outcome = statusCode.map { "\($0)" } ?? "failed (\(error?.kind.description ?? "error"))"
             let shown = (duration.inSeconds * 10_000).rounded() / 10
             let hopNote = hop > 0 ? ", hop \(hop + 1)" : ""
-            return
-                "\(method) \(redactedURL) → \(outcome), \(bytesReceived) B in \(shown) ms (attempt \(attempt)\(hopNote))"
+            let size = isStreamed ? "streamed, head" : "\(bytesReceived) B"
+            return "\(method) \(redactedURL) → \(outcome), \(size) in \(shown) ms (attempt \(attempt)\(hopNote))"
         }
     }
 

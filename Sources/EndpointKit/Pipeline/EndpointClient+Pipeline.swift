@@ -286,6 +286,7 @@ extension EndpointClient {
         let start = call?.isObserved == true ? Stopwatch(context.clock) : nil
         var received = 0
         var statusCode: Int?
+        var isStreamed = false
         func complete(_ error: EndpointError?) {
             guard let call, let start else { return }
             var record = ExchangeLogging.Record(
@@ -298,6 +299,7 @@ extension EndpointClient {
                 hop: hop,
                 error: error
             )
+            record.isStreamed = isStreamed
             record.isLogged = context.options.isLogged
             call.emit(.exchangeCompleted(record))
         }
@@ -334,6 +336,8 @@ extension EndpointClient {
                     let data = try await response.body.prefix(EndpointError.bodyLimit)
                     received = data.count
                     response.body = ResponseBody(data)
+                } else {
+                    isStreamed = true
                 }
                 complete(nil)
                 return response

@@ -48,4 +48,28 @@ import FoundationNetworking
         #expect(record.statusCode == nil)
         #expect(record.error?.kind == .transportFailed)
     }
+
+    @Test("A streamed body is recorded as streamed when its head arrives, not as an empty body; a collected one is not")
+    func streamed() async throws {
+        let records = Locked([ExchangeLogging.Record]())
+        let transport = StubTransport(replies: [
+            .streamed(chunks: [Data("line 1\n".utf8), Data("line 2\n".utf8)]), .json(#"{"items": []}"#),
+        ])
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: transport,
+            middleware: [ExchangeLogging { record in records.withLock { $0.append(record) } }]
+        )
+
+        let stream = try await client.bytes(for: .item(1))
+        let loggedAtHead = records.withLock { $0 }
+        for try await _ in stream.lines {}
+        _ = try await client.response(for: .search(for: "tea"), using: AccessToken("t"))
+
+        let logged = records.withLock { $0 }
+        #expect(loggedAtHead.count == 1, "the streamed exchange is recorded as its head arrives")
+        #expect(logged.map(\.isStreamed) == [true, false])
+        #expect(logged.first?.description.contains("→ 200, streamed, head in") == true)
+        #expect(logged.last?.description.contains("→ 200, 13 B in") == true)
+    }
 }
