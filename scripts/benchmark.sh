@@ -14,7 +14,15 @@ scripts/compare-processes.sh "$bin" "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-10}" 2000
 "$bin" pipeline-cost "$state/www/user-1k.json" 40000
 "$bin" cancel-storm "$ENDPOINTKIT_FAULT_URL" 1000
 "$bin" size-limits "$ENDPOINTKIT_FAULT_URL" 1
-"$bin" download "$ENDPOINTKIT_NGINX_URL" 1024 2
+# Each download side in a process of its own, rotating which goes first.
+for round in 1 2 3; do
+    case $round in
+        1) sides="whole parts urlsession" ;;
+        2) sides="parts urlsession whole" ;;
+        *) sides="urlsession whole parts" ;;
+    esac
+    for side in $sides; do "$bin" download "$ENDPOINTKIT_NGINX_URL" 1024 1 "$side" | tail -n +2; done
+done
 "$bin" stream "$ENDPOINTKIT_NGINX_URL" 1024
 "$bin" request-building 100000
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 64

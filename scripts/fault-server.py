@@ -28,8 +28,8 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     ANY  /echo/KEY         200 with the request body, counted
     ANY  /drop-reused/KEY  counted; answered when it is the first request on its connection, otherwise the
                            connection is closed without an answer (a keep-alive connection the server dropped)
-    GET  /file/KEY/N       counted; N MiB whose byte i is (i * 31 + 7) % 251, with ETag "v1" (or ?etag=X), honouring
-                           Range: bytes=S- (206, or 416 past the end) when If-Range is absent or matches.
+    GET  /file/KEY/N       counted; N MiB whose byte i is (i * 31 + 7) % 251, with ETag "v1" (?etag=X, or none with ?etag=none), honouring
+                           Range: bytes=S- or bytes=S-E (206, or 416 past the end) when If-Range is absent or matches.
                            ?cut=1 cuts the first answer for KEY after half its body; ?ignore-range=1 answers
                            every request with the whole file; ?pace=1 sends 64 KiB every 2 ms; an X-Option: NAME=VALUE header sets one option
                            without changing the URL. Counts file-range/KEY for requests with a Range and
@@ -313,13 +313,16 @@ class Handler(socketserver.BaseRequestHandler):
                 if requested:
                     count("file-range/" + key)
                 if requested.startswith("bytes=") and "ignore-range" not in options and headers.get("if-range", etag) == etag:
-                    start = int(requested[len("bytes="):].split("-")[0])
+                    first, _, last = requested[len("bytes="):].partition("-")
+                    start = int(first)
+                    end = min(int(last), total - 1) if last else total - 1
                     if start >= total:
                         status, extra, data = 416, f"Content-Range: bytes */{total}\r\n", b""
                     else:
-                        status, extra, data = 206, f"Content-Range: bytes {start}-{total - 1}/{total}\r\n", data[start:]
+                        status, extra, data = 206, f"Content-Range: bytes {start}-{end}/{total}\r\n", data[start:end + 1]
                 reason = {200: "OK", 206: "Partial Content", 416: "Range Not Satisfiable"}[status]
-                head = f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/octet-stream\r\nETag: {etag}\r\n"
+                validator = "" if options.get("etag") == "none" else f"ETag: {etag}\r\n"
+                head = f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/octet-stream\r\n{validator}"
                 head += f"Accept-Ranges: bytes\r\n{extra}Content-Length: {len(data)}\r\n\r\n"
                 try:
                     sock.sendall(head.encode())

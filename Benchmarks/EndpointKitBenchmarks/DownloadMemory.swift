@@ -5,14 +5,19 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Peak memory and throughput of downloading a large file from nginx to disk: EndpointKit's `download(for:to:)`
-/// against URLSession's own `download(from:)`, interleaved, each with the peak resident size reset before it.
-func downloadMemory(nginxURL: URL, mebibytes: Int, rounds: Int) async throws {
+/// Peak memory and throughput of downloading a large file from nginx to disk: EndpointKit's `download(for:to:)`,
+/// whole and in 8 MiB parts, against URLSession's own `download(from:)`, interleaved, each with the peak resident
+/// size reset before it. With `only`, that side alone (`whole`, `parts` or `urlsession`): run each in a process
+/// of its own for a peak that earlier cases did not raise the baseline of.
+func downloadMemory(nginxURL: URL, mebibytes: Int, rounds: Int, only: String?) async throws {
     // The file is uploaded once through nginx's WebDAV folder, then downloaded.
     let source = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString).bin")
     try writeFile(megabytes: mebibytes, to: source)
     defer { try? FileManager.default.removeItem(at: source) }
     let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL))
+    var inParts = RequestDefaults()
+    inParts.downloadPartSize = 8 << 20
+    let partsClient = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL), defaults: inParts)
     let path = try await upload(source, as: "download-\(UUID().uuidString).bin", with: client)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -21,17 +26,21 @@ func downloadMemory(nginxURL: URL, mebibytes: Int, rounds: Int) async throws {
 
     print("download: \(mebibytes) MiB from nginx to disk, \(rounds) rounds, interleaved")
     for round in 1...rounds {
-        let sides =
-            ProcessInfo.processInfo.environment["EK_RAW_FIRST"] == nil
-            ? ["EndpointKit", "URLSession"] : ["URLSession", "EndpointKit"]
+        // The side that goes first rotates: the first large write of a round pays for the page cache.
+        let names = ["whole": "EndpointKit", "parts": "EndpointKit, 8 MiB parts", "urlsession": "URLSession"]
+        let all = ["EndpointKit", "EndpointKit, 8 MiB parts", "URLSession"]
+        let first = (round - 1) % all.count
+        let rotated = Array(all[first...]) + Array(all[..<first])
+        let sides = only.map { [names[$0] ?? $0] } ?? rotated
         for side in sides {
             let destination = folder.appendingPathComponent("\(side)-\(round).bin")
             resetPeakResident()
             let before = currentResidentKilobytes()
             let clock = ContinuousClock()
             let started = clock.now
-            if side == "EndpointKit" {
-                _ = try await client.download(
+            if side.hasPrefix("EndpointKit") {
+                let downloader = side == "EndpointKit" ? client : partsClient
+                _ = try await downloader.download(
                     for: Endpoint<EndpointKinds.Public, URL>(path: EndpointPath(stringLiteral: path)),
                     to: destination
                 ).result()

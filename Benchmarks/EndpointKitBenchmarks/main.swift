@@ -16,7 +16,8 @@ import FoundationNetworking
 //   endpointkit-benchmarks profile kit|raw|floor NGINX_URL [COUNT]    a fixed workload for perf
 //   endpointkit-benchmarks redirect-cancel-stress FAULT_URL [CALLS]   deadlines landing among 3xx arrivals
 //   endpointkit-benchmarks size-limits FAULT_URL [LIMIT_MIB]          what oversized and compressed bodies cost
-//   endpointkit-benchmarks download NGINX_URL [MEBIBYTES] [ROUNDS]     peak memory of a download to disk
+//   endpointkit-benchmarks download NGINX_URL [MEBIBYTES] [ROUNDS] [whole|parts|urlsession]
+//                                                                      peak memory of a download to disk
 //   endpointkit-benchmarks stream NGINX_URL [MEBIBYTES]                peak memory of decoding JSON Lines as they stream
 //
 // Knobs for experiments, read from the environment: EK_CASE=N runs one comparison case; EK_FILE names the file
@@ -192,13 +193,14 @@ case "stream":
     try await streamMemory(nginxURL: url, mebibytes: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1024)
 case "download":
     guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
-        print("usage: endpointkit-benchmarks download NGINX_URL [MEBIBYTES] [ROUNDS]")
+        print("usage: endpointkit-benchmarks download NGINX_URL [MEBIBYTES] [ROUNDS] [whole|parts|urlsession]")
         exit(64)
     }
     try await downloadMemory(
         nginxURL: url,
         mebibytes: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1024,
-        rounds: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 2
+        rounds: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 2,
+        only: arguments.dropFirst(4).first
     )
 case "size-limits":
     guard let text = arguments.dropFirst().first, let url = URL(string: text) else {

@@ -124,6 +124,117 @@ struct DownloadIntegrationTests {
         #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 2))
     }
 
+    /// A client that downloads `partMiB` MiB at a time.
+    private func partsClient(partMiB: Int) throws -> EndpointClient {
+        var defaults = RequestDefaults()
+        defaults.downloadPartSize = partMiB << 20
+        return EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()), defaults: defaults)
+    }
+
+    @Test("A download in parts asks for each with Range (If-Range after the first) and writes a byte-identical file")
+    func downloadInParts() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        let client = try partsClient(partMiB: 1)
+
+        var progress: [DownloadProgress] = []
+        var finished: EndpointKit.Response<URL>?
+        for try await event in client.download(
+            for: Endpoint<EndpointKinds.Public, URL>(path: "file/\(key)/5"),
+            to: destination
+        ) {
+            switch event {
+            case .progress(let step): progress.append(step)
+            case .finished(let response): finished = response
+            }
+        }
+
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 5))
+        #expect(finished?.statusCode == 206)
+        #expect(try await counter("file", key) == 5)
+        #expect(try await counter("file-range", key) == 5)
+        #expect(progress.map(\.bytesWritten) == progress.map(\.bytesWritten).sorted())
+        #expect(progress.last?.bytesWritten == 5 << 20)
+        #expect(progress.allSatisfy { $0.resumedFrom == 0 && $0.expectedBytes == 5 << 20 })
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".file.bin.download").path))
+    }
+
+    @Test("A download in parts cut part way resumes in parts from the bytes kept, to a byte-identical file")
+    func partsResumeAfterCut() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        let client = try partsClient(partMiB: 1)
+        let endpoint = Endpoint<EndpointKinds.Public, URL>(
+            path: "file/\(key)/3",
+            queryItems: [URLQueryItem(name: "cut", value: "1")]
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.download(for: endpoint, to: destination).result()
+        }
+        let kept = try Data(contentsOf: folder.appendingPathComponent(".file.bin.download")).count
+        var progress: [DownloadProgress] = []
+        for try await event in client.download(for: endpoint, to: destination) {
+            if case .progress(let step) = event { progress.append(step) }
+        }
+
+        #expect(error.isTransient)
+        #expect(kept > 0 && kept < 1 << 20, "the first part was cut after half of it")
+        #expect(progress.first?.bytesWritten == Int64(kept))
+        #expect(progress.allSatisfy { $0.resumedFrom == Int64(kept) })
+        #expect(progress.last?.bytesWritten == 3 << 20)
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 3))
+        // The cut part, then the rest of its part and two more.
+        #expect(try await counter("file-range", key) == 4)
+    }
+
+    @Test("A server that ignores Range answers a download in parts with the whole file, written as it is")
+    func partsIgnored() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        let client = try partsClient(partMiB: 1)
+
+        let response = try await client.download(
+            for: Endpoint<EndpointKinds.Public, URL>(
+                path: "file/\(key)/3",
+                queryItems: [URLQueryItem(name: "ignore-range", value: "1")]
+            ),
+            to: destination
+        ).result()
+
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 3))
+        #expect(try await counter("file", key) == 1)
+    }
+
+    @Test("A server that names no validator gets asked for the whole file after the first part: parts stay checkable")
+    func partsWithoutValidator() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        let client = try partsClient(partMiB: 1)
+
+        let response = try await client.download(
+            for: Endpoint<EndpointKinds.Public, URL>(
+                path: "file/\(key)/3",
+                queryItems: [URLQueryItem(name: "etag", value: "none")]
+            ),
+            to: destination
+        ).result()
+
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 3))
+        #expect(try await counter("file", key) == 2)
+        #expect(try await counter("file-range", key) == 1)
+    }
+
     @Test("Leaving the loop mid-download closes the connection and keeps the partial file for the next download")
     func cancelMidBody() async throws {
         let folder = try folder()

@@ -86,6 +86,8 @@ struct DownloadFiles {
 /// A `Content-Range` value: `bytes START-END/TOTAL` (TOTAL may be `*`), or `bytes */TOTAL` on a 416.
 struct ContentRange: Equatable {
     var start: Int64?
+    /// The last byte's offset.
+    var end: Int64?
     var total: Int64?
 
     init?(_ value: String?) {
@@ -96,8 +98,10 @@ struct ContentRange: Equatable {
         if parts[0] == "*" {
             start = nil
         } else {
-            guard let first = parts[0].split(separator: "-").first, let start = Int64(first) else { return nil }
+            let bounds = parts[0].split(separator: "-", maxSplits: 1)
+            guard let first = bounds.first, let start = Int64(first) else { return nil }
             self.start = start
+            end = bounds.count == 2 ? Int64(bounds[1]) : nil
         }
     }
 }

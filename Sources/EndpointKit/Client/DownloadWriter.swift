@@ -13,6 +13,9 @@ final class DownloadWriter: Sendable {
         var start: Int64
         /// The whole file's size when the head says it.
         var expected: Int64?
+        /// Where the file should end once this body is written: ``expected``, or the end of the part a `206`
+        /// sends when it is not the rest of the file.
+        var end: Int64?
     }
 
     private struct State {
@@ -23,12 +26,28 @@ final class DownloadWriter: Sendable {
 
     private let files: DownloadFiles
     private let resumedBytes: Int64?
+    /// What an earlier download had written, which this one resumed: the progress reports it, whichever part of
+    /// the file this writer writes.
+    private let resumedFrom: Int64
     private let report: @Sendable (DownloadProgress) -> Void
     private let state = Locked(State())
 
-    init(files: DownloadFiles, resumedBytes: Int64?, report: @escaping @Sendable (DownloadProgress) -> Void) {
+    /// Creates the writer of one request's body.
+    ///
+    /// - Parameters:
+    ///   - files: The download's partial file and its note.
+    ///   - resumedBytes: The bytes of the partial file the request asked to continue after, or `nil` for none.
+    ///   - resumedFrom: The bytes an earlier download left, for progress; ignored when the body starts over.
+    ///   - report: Called with progress as the body is written.
+    init(
+        files: DownloadFiles,
+        resumedBytes: Int64?,
+        resumedFrom: Int64,
+        report: @escaping @Sendable (DownloadProgress) -> Void
+    ) {
         self.files = files
         self.resumedBytes = resumedBytes
+        self.resumedFrom = resumedFrom
         self.report = report
     }
 
@@ -46,10 +65,10 @@ final class DownloadWriter: Sendable {
         if statusCode == 206 {
             guard let resumedBytes, let range = ContentRange(headers["Content-Range"]), range.start == resumedBytes
             else { return nil }
-            return Plan(start: resumedBytes, expected: range.total)
+            return Plan(start: resumedBytes, expected: range.total, end: range.end.map { $0 + 1 } ?? range.total)
         }
         guard (200..<300).contains(statusCode) else { return nil }
-        return Plan(start: 0, expected: length)
+        return Plan(start: 0, expected: length, end: length)
     }
 
     /// Opens the partial file for `head` and returns the function that writes the body into it, or `nil` when
@@ -63,7 +82,7 @@ final class DownloadWriter: Sendable {
             state.file = file
             state.written = plan.start
         }
-        report(DownloadProgress(bytesWritten: plan.start, expectedBytes: plan.expected, resumedFrom: plan.start))
+        report(DownloadProgress(bytesWritten: plan.start, expectedBytes: plan.expected, resumedFrom: resumed(plan)))
         return { [self] chunk in try self.write(chunk) }
     }
 
@@ -74,8 +93,11 @@ final class DownloadWriter: Sendable {
         }
         guard let file, let plan else { return }
         try file.write(chunk)
-        report(DownloadProgress(bytesWritten: total, expectedBytes: plan.expected, resumedFrom: plan.start))
+        report(DownloadProgress(bytesWritten: total, expectedBytes: plan.expected, resumedFrom: resumed(plan)))
     }
+
+    /// The bytes an earlier download had written that this one kept: none when the body starts over.
+    private func resumed(_ plan: Plan) -> Int64 { plan.start == 0 ? 0 : resumedFrom }
 
     /// Closes the file, so that it can be moved into place.
     func close() {

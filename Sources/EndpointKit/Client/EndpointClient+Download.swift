@@ -54,14 +54,27 @@ extension EndpointClient {
         let files = DownloadFiles(destination: destination)
         var resumption = files.resumption(for: base.url)
         if resumption == nil { files.discard() }
-        // At most twice: a resumption the server cannot honour is retried once from the start.
-        for pass in 0..<2 {
+        let resumedFrom = resumption?.bytes ?? 0
+        var partSize = defaults.downloadPartSize.flatMap { $0 > 0 ? Int64($0) : nil }
+        var firstHeadAt: ContinuousClock.Instant?
+        var isFirstRequest = true
+        // A resumption the server cannot honour is retried once from the start.
+        var restarts = 0
+        while restarts < 2 {
             var request = base
-            if let resumption {
-                request.headers["Range"] = "bytes=\(resumption.bytes)-"
-                request.headers["If-Range"] = resumption.validator
+            let start = resumption?.bytes ?? 0
+            if let partSize {
+                request.headers["Range"] = "bytes=\(start)-\(start + partSize - 1)"
+            } else if resumption != nil {
+                request.headers["Range"] = "bytes=\(start)-"
             }
-            let writer = DownloadWriter(files: files, resumedBytes: resumption?.bytes, report: report)
+            if let resumption { request.headers["If-Range"] = resumption.validator }
+            let writer = DownloadWriter(
+                files: files,
+                resumedBytes: partSize != nil ? start : resumption?.bytes,
+                resumedFrom: resumedFrom,
+                report: report
+            )
             // Decided on the transport's thread as the head arrives, so no byte waits for this task to wake.
             request.bodySink = { status, headers in
                 writer.writer(statusCode: status, headers: headers, length: Self.announcedLength(in: headers))
@@ -71,13 +84,16 @@ extension EndpointClient {
             do {
                 response = try await execute(request, context: context, bodyLimit: nil, validating: true)
             } catch {
-                guard let resumed = resumption, error.kind == .unacceptableStatus, error.statusCode == 416, pass == 0
+                guard let resumed = resumption, error.kind == .unacceptableStatus, error.statusCode == 416,
+                    isFirstRequest
                 else { throw attachingCURLCommand(to: error, for: request) }
+                isFirstRequest = false
                 // The range starts at or past the end: either the partial file is the whole file, or it is stale.
                 if ContentRange(error.responseHeaders?["Content-Range"])?.total == resumed.bytes {
                     return try finish(
                         files,
                         at: started,
+                        firstHeadAt: firstHeadAt,
                         response: nil,
                         headers: error.responseHeaders,
                         context: context
@@ -85,8 +101,11 @@ extension EndpointClient {
                 }
                 files.discard()
                 resumption = nil
+                restarts += 1
                 continue
             }
+            isFirstRequest = false
+            if firstHeadAt == nil { firstHeadAt = response.headReceivedAt }
             let length = Self.announcedLength(of: response)
             guard
                 let plan = writer.plan
@@ -95,11 +114,46 @@ extension EndpointClient {
                 // A 206 for another range than the one kept: start again from nothing.
                 files.discard()
                 resumption = nil
+                restarts += 1
                 continue
             }
             files.remember(request.url, headers: response.headers)
             try await write(response, with: writer, plan: plan)
-            return try finish(files, at: started, response: response, headers: response.headers, context: context)
+            let isPart = partSize != nil && response.statusCode == 206
+            if let expected = plan.expected, writer.written != expected {
+                // One part of the file: the next is asked for with the validator this one named. Without one,
+                // later parts could not be checked against this one, so the file is asked for again, whole.
+                guard isPart, writer.written > start else {
+                    throw EndpointError(
+                        .transportFailed,
+                        "the download ended after \(writer.written) of \(expected) bytes; the next download resumes it",
+                        isTransient: true
+                    )
+                }
+                if let next = files.resumption(for: base.url) {
+                    resumption = next
+                } else {
+                    files.discard()
+                    resumption = nil
+                    partSize = nil
+                }
+                continue
+            }
+            if isPart, plan.expected == nil {
+                // A part of a file of unknown size: whether more follows cannot be told, so ask for it whole.
+                files.discard()
+                resumption = nil
+                partSize = nil
+                continue
+            }
+            return try finish(
+                files,
+                at: started,
+                firstHeadAt: firstHeadAt,
+                response: response,
+                headers: response.headers,
+                context: context
+            )
         }
         throw EndpointError(.responseRejected, "the server did not honour the download's resumption twice")
     }
@@ -123,10 +177,10 @@ extension EndpointClient {
             failure.message += " (\(kept) bytes are kept in \(writer.partialName) for the next download)"
             throw failure
         }
-        if let expected = plan.expected, writer.written != expected {
+        if let end = plan.end, writer.written != end {
             throw EndpointError(
                 .transportFailed,
-                "the download ended after \(writer.written) of \(expected) bytes; the next download resumes it",
+                "the download ended after \(writer.written) of \(end) bytes; the next download resumes it",
                 isTransient: true
             )
         }
@@ -146,6 +200,7 @@ extension EndpointClient {
     private func finish(
         _ files: DownloadFiles,
         at started: ContinuousClock.Instant,
+        firstHeadAt: ContinuousClock.Instant?,
         response: TransportResponse?,
         headers: HTTPHeaders?,
         context: RequestContext
@@ -165,7 +220,7 @@ extension EndpointClient {
             headers: headers ?? HTTPHeaders(),
             url: response?.url,
             attempts: max(context.call?.attemptCount ?? 1, 1),
-            timeToFirstByte: started.duration(to: response?.headReceivedAt ?? .now),
+            timeToFirstByte: started.duration(to: firstHeadAt ?? response?.headReceivedAt ?? .now),
             duration: started.duration(to: .now)
         )
     }

@@ -27,6 +27,18 @@ public struct RequestDefaults: Sendable, CustomReflectable {
     /// with ``EndpointError/Kind/responseTooLarge`` at once when its `Content-Length` says so, otherwise as the
     /// byte that passes the limit arrives, and the transfer stops. Endpoints can set their own.
     public var maximumResponseSize: Int = RequestDefaults.defaultMaximumResponseSize
+    /// When set, ``EndpointClient/download(for:using:to:)`` asks for the file this many bytes at a time, each
+    /// part a `Range` request (after the first, with `If-Range`), instead of in one response; `nil` (the default)
+    /// asks for it whole.
+    ///
+    /// It bounds a download's memory on a transport that cannot slow a server down (Linux URLSession): what
+    /// waits between the network and the disk is at most one part. Each part is a request of its own, through
+    /// the whole pipeline (count them against a rate limit). A server that ignores `Range` sends the whole file
+    /// in its first answer, which is written as usual; from one that names no `ETag` or `Last-Modified`, or no
+    /// size, the file is asked for again, whole, after the first part, since later parts could not be checked
+    /// against it.
+    /// Transports with back-pressure (`AsyncHTTPClientTransport`) do not need it.
+    public var downloadPartSize: Int?
     private var storedCachePolicy: URLRequest.CachePolicy
     /// Has no effect: ``URLSessionTransport`` has no URL cache, and the policy never reached the network.
     @available(*, deprecated, message: "URLSessionTransport has no URL cache; this setting never had an effect")
@@ -55,7 +67,8 @@ public struct RequestDefaults: Sendable, CustomReflectable {
             children: [
                 "headers": Redactor(self).redacted(headers, sorted: false), "timeout": timeout,
                 "idleTimeout": idleTimeout as Any, "maximumResponseSize": maximumResponseSize,
-                "sensitiveHeaders": sensitiveHeaders, "sensitiveQueryNames": sensitiveQueryNames,
+                "downloadPartSize": downloadPartSize as Any, "sensitiveHeaders": sensitiveHeaders,
+                "sensitiveQueryNames": sensitiveQueryNames,
             ],
             displayStyle: .struct
         )
