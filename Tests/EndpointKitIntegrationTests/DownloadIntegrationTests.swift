@@ -213,6 +213,21 @@ struct DownloadIntegrationTests {
         #expect(try await counter("file", key) == 1)
     }
 
+    @Test("An empty file downloaded in parts (its first part is a 416 with a size of 0) is an empty file")
+    func emptyFileInParts() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("empty.bin")
+
+        let response = try await partsClient(partMiB: 1).download(
+            for: Endpoint<EndpointKinds.Public, URL>(path: "file/\(UUID().uuidString)/0"),
+            to: destination
+        ).result()
+
+        #expect(response.value == destination)
+        #expect(try Data(contentsOf: destination).isEmpty)
+    }
+
     @Test("A server that names no validator gets asked for the whole file after the first part: parts stay checkable")
     func partsWithoutValidator() async throws {
         let folder = try folder()

@@ -84,8 +84,26 @@ extension EndpointClient {
             do {
                 response = try await execute(request, context: context, bodyLimit: nil, validating: true)
             } catch {
-                guard let resumed = resumption, error.kind == .unacceptableStatus, error.statusCode == 416,
-                    isFirstRequest
+                let isUnsatisfiable = error.kind == .unacceptableStatus && error.statusCode == 416
+                if isUnsatisfiable, resumption == nil, partSize != nil,
+                    ContentRange(error.responseHeaders?["Content-Range"])?.total == 0
+                {
+                    // The first part of an empty file: there is nothing to ask for.
+                    do {
+                        _ = try files.open(restarting: true)
+                    } catch {
+                        throw EndpointError(.transportFailed, "the download could not be written: \(error)")
+                    }
+                    return try finish(
+                        files,
+                        at: started,
+                        firstHeadAt: firstHeadAt,
+                        response: nil,
+                        headers: error.responseHeaders,
+                        context: context
+                    )
+                }
+                guard let resumed = resumption, isUnsatisfiable, isFirstRequest
                 else { throw attachingCURLCommand(to: error, for: request) }
                 isFirstRequest = false
                 // The range starts at or past the end: either the partial file is the whole file, or it is stale.
