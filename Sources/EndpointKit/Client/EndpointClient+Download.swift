@@ -21,6 +21,10 @@ extension EndpointClient {
     /// server's `ETag` or `Last-Modified`). A server that sends the whole file instead (`200`), or whose file
     /// changed, restarts it cleanly; a partial file that was already whole (`416`) is completed as it is.
     ///
+    /// With ``RequestDefaults/downloadPartSize`` set, the file is asked for that many bytes at a time, each part
+    /// a `Range` request checked against the first part's validator, so that a transport without back-pressure
+    /// (Linux URLSession) holds at most one part in memory.
+    ///
     /// - Returns: A ``Download``: iterate it for progress events, or call ``Download/result()``.
     public func download<Kind: EndpointKind, Response>(
         for endpoint: Endpoint<Kind, Response>,
