@@ -213,6 +213,35 @@ struct DownloadIntegrationTests {
         #expect(try await counter("file", key) == 1)
     }
 
+    @Test(
+        "A part size larger than any file, up to Int.max, asks for the file in one part",
+        arguments: [8 << 20, Int.max]
+    )
+    func onePart(partSize: Int) async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        var defaults = RequestDefaults()
+        defaults.downloadPartSize = partSize
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            defaults: defaults
+        )
+
+        // Resumed after a cut, so that the part starts past 0 and its end could overflow.
+        let endpoint = Endpoint<EndpointKinds.Public, URL>(
+            path: "file/\(key)/2",
+            queryItems: [URLQueryItem(name: "cut", value: "1")]
+        )
+        _ = try? await client.download(for: endpoint, to: destination).result()
+        let response = try await client.download(for: endpoint, to: destination).result()
+
+        #expect(response.statusCode == 206)
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 2))
+        #expect(try await counter("file", key) == 2)
+    }
+
     @Test("An empty file downloaded in parts (its first part is a 416 with a size of 0) is an empty file")
     func emptyFileInParts() async throws {
         let folder = try folder()

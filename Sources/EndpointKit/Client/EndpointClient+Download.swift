@@ -59,7 +59,8 @@ extension EndpointClient {
         var resumption = files.resumption(for: base.url)
         if resumption == nil { files.discard() }
         let resumedFrom = resumption?.bytes ?? 0
-        var partSize = defaults.downloadPartSize.flatMap { $0 > 0 ? Int64($0) : nil }
+        // In parts only when the request can be sent once per part.
+        var partSize = defaults.downloadPartSize.flatMap { $0 > 0 && base.canBeSentAgain ? Int64($0) : nil }
         var firstHeadAt: ContinuousClock.Instant?
         var isFirstRequest = true
         // A resumption the server cannot honour is retried once from the start.
@@ -68,7 +69,8 @@ extension EndpointClient {
             var request = base
             let start = resumption?.bytes ?? 0
             if let partSize {
-                request.headers["Range"] = "bytes=\(start)-\(start + partSize - 1)"
+                let (end, overflow) = start.addingReportingOverflow(partSize - 1)
+                request.headers["Range"] = "bytes=\(start)-\(overflow ? Int64.max : end)"
             } else if resumption != nil {
                 request.headers["Range"] = "bytes=\(start)-"
             }

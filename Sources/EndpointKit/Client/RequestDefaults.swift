@@ -33,7 +33,8 @@ public struct RequestDefaults: Sendable, CustomReflectable {
     ///
     /// It bounds a download's memory on a transport that cannot slow a server down (Linux URLSession): what
     /// waits between the network and the disk is at most one part. Each part is a request of its own, through
-    /// the whole pipeline (count them against a rate limit). A server that ignores `Range` sends the whole file
+    /// the whole pipeline (count them against a rate limit); a request whose body cannot be sent again is sent
+    /// once, for the whole file. A server that ignores `Range` sends the whole file
     /// in its first answer, which is written as usual; from one that names no `ETag` or `Last-Modified`, or no
     /// size, the file is asked for again, whole, after the first part, since later parts could not be checked
     /// against it.
