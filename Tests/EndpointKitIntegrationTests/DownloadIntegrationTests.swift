@@ -325,6 +325,26 @@ struct DownloadIntegrationTests {
         #expect(try await counter("file-range", key) == 1)
     }
 
+    @Test("A partial file longer than the file (a 416 naming a smaller size) is stale: the file is downloaded again")
+    func stalePartial() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        let endpoint = Endpoint<EndpointKinds.Public, URL>(path: "file/\(key)/1")
+        let url = try TestServers.fault().appendingPathComponent("file/\(key)/1")
+        try expectedFile(mebibytes: 2).write(to: folder.appendingPathComponent(".file.bin.download"))
+        let info = #"{"url": "\#(url.absoluteString)", "validator": "\"v1\""}"#
+        try Data(info.utf8).write(to: folder.appendingPathComponent(".file.bin.download.json"))
+
+        let response = try await client.download(for: endpoint, to: destination).result()
+
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 1))
+        #expect(try await counter("file", key) == 2)
+    }
+
     @Test("A download behind a cross-origin 302 (a CDN) sends no credentials there")
     func crossOriginRedirect() async throws {
         let folder = try folder()

@@ -90,30 +90,19 @@ extension EndpointClient {
             do {
                 response = try await execute(request, context: context, bodyLimit: nil, validating: true)
             } catch {
-                let isUnsatisfiable = error.kind == .unacceptableStatus && error.statusCode == 416
-                if isUnsatisfiable, resumption == nil, partSize != nil,
-                    ContentRange(error.responseHeaders?["Content-Range"])?.total == 0
-                {
-                    // The first part of an empty file: there is nothing to ask for.
+                let total = ContentRange(error.responseHeaders?["Content-Range"])?.total
+                // A range that starts at or past the end: of a partial file kept, or of an empty file in parts.
+                guard error.kind == .unacceptableStatus, error.statusCode == 416, isFirstRequest,
+                    resumption != nil || (partSize != nil && total == 0)
+                else { throw attachingCURLCommand(to: error, for: request) }
+                isFirstRequest = false
+                // Either the partial file is the whole file (or the file is empty), or it is stale.
+                if total == resumption?.bytes ?? 0 {
                     do {
-                        _ = try files.open(restarting: true)
+                        if resumption == nil { _ = try files.open(restarting: true) }
                     } catch {
                         throw EndpointError(.transportFailed, "the download could not be written: \(error)")
                     }
-                    return try finish(
-                        files,
-                        at: started,
-                        firstHeadAt: firstHeadAt,
-                        response: nil,
-                        headers: error.responseHeaders,
-                        context: context
-                    )
-                }
-                guard let resumed = resumption, isUnsatisfiable, isFirstRequest
-                else { throw attachingCURLCommand(to: error, for: request) }
-                isFirstRequest = false
-                // The range starts at or past the end: either the partial file is the whole file, or it is stale.
-                if ContentRange(error.responseHeaders?["Content-Range"])?.total == resumed.bytes {
                     return try finish(
                         files,
                         at: started,
