@@ -29,10 +29,12 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     ANY  /drop-reused/KEY  counted; answered when it is the first request on its connection, otherwise the
                            connection is closed without an answer (a keep-alive connection the server dropped)
     GET  /file/KEY/N       counted; N MiB whose byte i is (i * 31 + 7) % 251, with ETag "v1" (?etag=X, or none with ?etag=none), honouring
-                           Range: bytes=S- or bytes=S-E (206, or 416 past the end) when If-Range is absent or matches.
+                           Range: bytes=S- or bytes=S-E (206, or 416 past the end) when If-Range is absent or matches
+                           (or always, with ?ignore-if-range=1). Another ETag serves other bytes: those of "v1"
+                           shifted by the sum of the ETag's bytes, mod 251.
                            ?cut=1 cuts the first answer for KEY after half its body; ?ignore-range=1 answers
-                           every request with the whole file; ?pace=1 sends 64 KiB every 2 ms; an X-Option: NAME=VALUE header sets one option
-                           without changing the URL. Counts file-range/KEY for requests with a Range and
+                           every request with the whole file; ?pace=1 sends 64 KiB every 2 ms; an X-Option: NAME=VALUE[,NAME=VALUE]
+                           header sets options without changing the URL. Counts file-range/KEY for requests with a Range and
                            file-auth/KEY for requests with an Authorization header, and file-closed/KEY when the client
                            closes the connection before the end
     GET  /jsonl/KEY/N      counted; N JSON Lines {"index": i}, chunked: the first at once, each next one only once
@@ -108,19 +110,20 @@ def send_counted(sock, data, key, piece):
 PERIOD = bytes((i * 31 + 7) % 251 for i in range(251))
 
 
-def pattern(length):
-    """The file the /file endpoint serves: byte i is (i * 31 + 7) % 251."""
-    return (PERIOD * (length // 251 + 1))[:length]
+def pattern(length, shift=0):
+    """The file the /file endpoint serves: byte i is (i * 31 + 7) % 251, or byte i + shift of that."""
+    return (PERIOD * (length // 251 + 2))[shift:shift + length]
 
 
 def options_of(target, headers):
-    """The query's NAME=VALUE pairs, plus one from an X-Option header, so that a test can change the answer for
+    """The query's NAME=VALUE pairs, plus those of an X-Option header, so that a test can change the answer for
     the same URL."""
     query = target.split("?", 1)[1] if "?" in target else ""
     options = dict(item.partition("=")[::2] for item in query.split("&") if item)
-    name, _, value = headers.get("x-option", "").partition("=")
-    if name:
-        options[name] = value
+    for item in headers.get("x-option", "").split(","):
+        name, _, value = item.strip().partition("=")
+        if name:
+            options[name] = value
     return options
 
 
@@ -307,12 +310,14 @@ class Handler(socketserver.BaseRequestHandler):
                 total = (int(parts[2]) if len(parts) > 2 else 1) << 20
                 options = options_of(target, headers)
                 etag = '"' + options.get("etag", "v1") + '"'
-                data = pattern(total)
+                # Another version of the file (another ETag) has other bytes: byte i is that of "v1" at i + shift.
+                data = pattern(total, 0 if etag in ('"v1"', '"none"') else sum(etag.encode()) % 251)
                 status, extra, start = 200, "", 0
                 requested = headers.get("range", "")
                 if requested:
                     count("file-range/" + key)
-                if requested.startswith("bytes=") and "ignore-range" not in options and headers.get("if-range", etag) == etag:
+                if_range_holds = "ignore-if-range" in options or headers.get("if-range", etag) == etag
+                if requested.startswith("bytes=") and "ignore-range" not in options and if_range_holds:
                     first, _, last = requested[len("bytes="):].partition("-")
                     start = int(first)
                     end = min(int(last), total - 1) if last else total - 1

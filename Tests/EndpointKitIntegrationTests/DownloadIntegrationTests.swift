@@ -11,14 +11,16 @@ private struct Tally: Decodable { var count: Int }
 /// Downloads against the fault server's `/file` (Range, If-Range, cut connections) and nginx's static files.
 @Suite(.timeLimit(.minutes(1)))
 struct DownloadIntegrationTests {
-    /// The bytes `/file/KEY/N` serves: byte i is (i * 31 + 7) % 251.
-    private func expectedFile(mebibytes: Int) -> Data {
+    /// The bytes `/file/KEY/N` serves with ETag `etag`: byte i is (i * 31 + 7) % 251 for "v1"; another version
+    /// starts that pattern at the sum of the ETag's bytes (quotes included), mod 251.
+    private func expectedFile(mebibytes: Int, etag: String = "v1") -> Data {
         // The pattern repeats every 251 bytes: built from one period, since mapping every byte of several MiB in a
         // debug build keeps a cooperative thread busy long enough to delay the other suites' deadlines.
         let period = Data((0..<251).map { UInt8(($0 * 31 + 7) % 251) })
-        var file = Data(capacity: mebibytes << 20 + 251)
-        while file.count < mebibytes << 20 { file.append(period) }
-        return file.prefix(mebibytes << 20)
+        let shift = etag == "v1" ? 0 : "\"\(etag)\"".utf8.reduce(0) { $0 + Int($1) } % 251
+        var file = Data(capacity: mebibytes << 20 + 2 * 251)
+        while file.count < mebibytes << 20 + shift { file.append(period) }
+        return file.dropFirst(shift).prefix(mebibytes << 20)
     }
 
     private func folder() throws -> URL {
@@ -121,7 +123,38 @@ struct DownloadIntegrationTests {
         #expect(kept > 0)
         #expect(try await counter("file-range", key) == 1)
         #expect(response.statusCode == 200)
-        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 2))
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 2, etag: option == "etag" ? value : "v1"))
+    }
+
+    @Test(
+        "A server that ignores If-Range and sends a part of a changed file (another ETag) gets asked for it whole",
+        arguments: [nil, 1]
+    )
+    func ifRangeIgnored(partMiB: Int?) async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        var defaults = RequestDefaults()
+        defaults.downloadPartSize = partMiB.map { $0 << 20 }
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            defaults: defaults
+        )
+        let cut = Endpoint<EndpointKinds.Public, URL>(
+            path: "file/\(key)/3",
+            queryItems: [URLQueryItem(name: "cut", value: "1")]
+        )
+        _ = try? await client.download(for: cut, to: destination).result()
+        let kept = try Data(contentsOf: folder.appendingPathComponent(".file.bin.download")).count
+        // The same URL, now a changed file whose server answers any Range with a part of it.
+        var changed = cut
+        changed.headers["X-Option"] = "etag=v2,ignore-if-range=1"
+
+        _ = try await client.download(for: changed, to: destination).result()
+
+        #expect(kept > 0)
+        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 3, etag: "v2"), "no mix of two versions")
     }
 
     /// A client that downloads `partMiB` MiB at a time.

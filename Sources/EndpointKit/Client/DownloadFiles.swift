@@ -51,10 +51,15 @@ struct DownloadFiles {
         return (size, saved.validator)
     }
 
+    /// The validator a response names for its file: a strong `ETag`, or else `Last-Modified`.
+    static func validator(in headers: HTTPHeaders) -> String? {
+        let etag = headers[.eTag].flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        return etag ?? headers[.lastModified]
+    }
+
     /// Remembers how to resume `url` from a response that names a validator; forgets it otherwise.
     func remember(_ url: URL, headers: HTTPHeaders) {
-        let etag = headers[.eTag].flatMap { $0.hasPrefix("W/") ? nil : $0 }
-        guard let validator = etag ?? headers[.lastModified],
+        guard let validator = Self.validator(in: headers),
             let data = try? JSONEncoder().encode(Resumption(url: url.absoluteString, validator: validator))
         else {
             try? FileManager.default.removeItem(at: info)

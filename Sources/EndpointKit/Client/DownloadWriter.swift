@@ -26,6 +26,8 @@ final class DownloadWriter: Sendable {
 
     private let files: DownloadFiles
     private let resumedBytes: Int64?
+    /// The validator sent with `If-Range`: a `206` that names another is a part of another file.
+    private let validator: String?
     /// What an earlier download had written, which this one resumed: the progress reports it, whichever part of
     /// the file this writer writes.
     private let resumedFrom: Int64
@@ -37,16 +39,19 @@ final class DownloadWriter: Sendable {
     /// - Parameters:
     ///   - files: The download's partial file and its note.
     ///   - resumedBytes: The bytes of the partial file the request asked to continue after, or `nil` for none.
+    ///   - validator: The validator the request sent with `If-Range`, or `nil` for none.
     ///   - resumedFrom: The bytes an earlier download left, for progress; ignored when the body starts over.
     ///   - report: Called with progress as the body is written.
     init(
         files: DownloadFiles,
         resumedBytes: Int64?,
+        validator: String?,
         resumedFrom: Int64,
         report: @escaping @Sendable (DownloadProgress) -> Void
     ) {
         self.files = files
         self.resumedBytes = resumedBytes
+        self.validator = validator
         self.resumedFrom = resumedFrom
         self.report = report
     }
@@ -65,6 +70,8 @@ final class DownloadWriter: Sendable {
         if statusCode == 206 {
             guard let resumedBytes, let range = ContentRange(headers["Content-Range"]), range.start == resumedBytes
             else { return nil }
+            // A server that ignores If-Range sends a part of the file as it is now, which may not be the file kept.
+            if let validator, let named = DownloadFiles.validator(in: headers), named != validator { return nil }
             return Plan(start: resumedBytes, expected: range.total, end: range.end.map { $0 + 1 } ?? range.total)
         }
         guard (200..<300).contains(statusCode) else { return nil }

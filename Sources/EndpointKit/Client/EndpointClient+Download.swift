@@ -78,6 +78,7 @@ extension EndpointClient {
             let writer = DownloadWriter(
                 files: files,
                 resumedBytes: partSize != nil ? start : resumption?.bytes,
+                validator: resumption?.validator,
                 resumedFrom: resumedFrom,
                 report: report
             )
@@ -124,7 +125,7 @@ extension EndpointClient {
                 let plan = writer.plan
                     ?? writer.plan(for: response.statusCode, headers: response.headers, length: length)
             else {
-                // A 206 for another range than the one kept: start again from nothing.
+                // A 206 for another range than the one kept, or of another version of the file: start again.
                 files.discard()
                 resumption = nil
                 restarts += 1
