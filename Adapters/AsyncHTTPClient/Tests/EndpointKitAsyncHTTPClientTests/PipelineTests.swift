@@ -176,13 +176,17 @@ struct PipelineTests {
     @Test("A stalled body fails with timedOut once the idle timeout passes, and the server sees the close")
     func idleTimeout() async throws {
         let key = UUID().uuidString
+        let counters = try Counters()
         let client = TestServers.client(try TestServers.fault(), transport)
         var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "stall-body/\(key)")
-        endpoint.idleTimeout = 0.3
+        endpoint.idleTimeout = 1
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
 
         #expect(error.kind == .timedOut)
+        // The server sent the head and 10 bytes, then held the connection: it sees it closed.
+        #expect(try await counters.count("stall-body-sent", key) == 1)
+        #expect(try await counters.await("stall-body-closed", key) == 1)
     }
 
     @Test("The endpoint's deadline fails a request the server holds, with timedOut, and the server sees the close")
@@ -191,11 +195,19 @@ struct PipelineTests {
         let counters = try Counters()
         let client = TestServers.client(try TestServers.fault(), transport)
         var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "hold/\(key)")
-        endpoint.timeout = 0.3
+        endpoint.timeout = 2
 
-        let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
+        let call = Task { () async throws(EndpointError) -> Data in try await client.response(for: endpoint) }
+        // The request reached the server before the deadline: a deadline that fired first would leave nothing to
+        // close.
+        let arrived = try await counters.await("hold", key)
+        let result = await call.result
 
-        #expect(error.kind == .timedOut)
+        #expect(arrived == 1)
+        switch result {
+        case .success: Issue.record("a request the server never answers succeeded")
+        case .failure(let error): #expect((error as? EndpointError)?.kind == .timedOut)
+        }
         #expect(try await counters.await("hold-closed", key) == 1)
     }
 
