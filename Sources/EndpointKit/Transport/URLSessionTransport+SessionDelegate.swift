@@ -276,14 +276,14 @@ extension URLSessionTransport {
                     exchange.deadline = nil
                 }
                 var streamed = Self.transportResponse(http, body: ResponseBody(length: length, channel: body))
-                if let writer = exchange.bodySink?(streamed.statusCode, streamed.headers) { body.install(writer) }
                 streamed.headReceivedAt = exchange.headReceivedAt
                 return .deliver(caller, streamed, sink: exchange.bodySink.map { ($0, body) })
             }
             switch action {
             case .none: break
             case .deliver(let caller, let response, let sink):
-                // Installed before this callback returns, so before the first chunk's callback runs.
+                // Asked once, outside the lock (a writer opens a file), and installed before this callback returns,
+                // so before the first chunk's callback runs.
                 if let sink, let writer = sink.provider(response.statusCode, response.headers) {
                     sink.channel.install(writer)
                 }
