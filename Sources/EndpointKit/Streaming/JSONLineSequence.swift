@@ -19,16 +19,17 @@ public struct JSONLineSequence<Element: Decodable>: AsyncSequence, Sendable {
 
         /// The next value, or `nil` at the end of the body.
         public mutating func next() async throws(EndpointError) -> Element? {
-            while let line = try await lines.next() {
+            // Decoded from the line's bytes: no String of each line is made only to be turned back into bytes.
+            while let line = try await lines.nextBytes() {
                 number += 1
-                guard !line.allSatisfy({ $0 == " " || $0 == "\t" }) else { continue }
+                guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { continue }
                 do {
-                    return try decoder.decode(Element.self, from: Data(line.utf8))
+                    return try decoder.decode(Element.self, from: line)
                 } catch let error as DecodingError {
                     throw EndpointError(
                         .decodingFailed,
                         "line \(number) of the stream is not a \(Element.self): \(error.summary)",
-                        body: Data(line.utf8),
+                        body: line,
                         codingPath: error.codingPathDescription,
                         underlyingError: error
                     )

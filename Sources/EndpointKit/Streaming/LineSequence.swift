@@ -40,9 +40,22 @@ public struct LineSequence: AsyncSequence, Sendable {
 
         /// The next line, or `nil` at the end of the body.
         public mutating func next() async throws(EndpointError) -> String? {
+            try await nextLine { String(decoding: $0, as: UTF8.self) }
+        }
+
+        /// The next line's bytes, for a reader that decodes them itself (JSON Lines) without making a `String`
+        /// of them first.
+        mutating func nextBytes() async throws(EndpointError) -> Data? {
+            try await nextLine { Data($0) }
+        }
+
+        /// The next line, made by `make` from its bytes (which it must copy), or `nil` at the end of the body.
+        private mutating func nextLine<Line>(_ make: (ArraySlice<UInt8>) -> Line) async throws(EndpointError)
+            -> Line?
+        {
             while true {
                 if let (end, next) = lineBreak() {
-                    let line = String(decoding: buffer[start..<end], as: UTF8.self)
+                    let line = make(buffer[start..<end])
                     start = next
                     searchedUpTo = start
                     if start * 2 >= buffer.count {
@@ -59,7 +72,7 @@ public struct LineSequence: AsyncSequence, Sendable {
                         start = 0
                         searchedUpTo = 0
                     }
-                    return String(decoding: buffer[start...], as: UTF8.self)
+                    return make(buffer[start...])
                 }
                 guard buffer.count - start <= LineSequence.maximumLineLength else {
                     throw EndpointError(
