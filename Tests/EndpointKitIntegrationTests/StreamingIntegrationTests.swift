@@ -103,10 +103,18 @@ struct StreamingIntegrationTests {
             defaults: defaults
         )
 
-        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "chunked/\(key)/16"))
-        // Nothing is read until the server is done sending (or was cut off): the backlog passes the limit.
+        // A paced server (64 KiB every 2 ms), so that URLSession's delegate keeps up and the backlog builds in
+        // EndpointKit's buffer; against a fast one it can instead wait in URLSession's delegate queue, out of
+        // reach, and reach a reader that starts waiting later one chunk at a time.
+        let stream = try await client.bytes(
+            for: Endpoint<EndpointKinds.Public, Data>(
+                path: "file/\(key)/16",
+                queryItems: [URLQueryItem(name: "pace", value: "1")]
+            )
+        )
+        // Nothing is read until the server sees the connection closed: only the backlog passing the limit closes it.
         _ = try await counters.get().response(
-            for: Endpoint<EndpointKinds.Public, Tally>(path: "await/chunked-done/\(key)")
+            for: Endpoint<EndpointKinds.Public, Tally>(path: "await/file-closed/\(key)")
         )
         let error = try await #require(throws: EndpointError.self) {
             for try await _ in stream.body {}
