@@ -32,11 +32,7 @@ public struct Download: AsyncSequence, Sendable {
 
         /// The next event, or `nil` after ``Event/finished(_:)``.
         public mutating func next() async throws(EndpointError) -> Event? {
-            do {
-                return try await events.next()
-            } catch {
-                throw EndpointError.wrapping(error)
-            }
+            try await next(isolation: nil)
         }
 
         /// The next event, or `nil` after ``Event/finished(_:)``.
