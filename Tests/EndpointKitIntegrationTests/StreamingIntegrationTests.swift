@@ -124,6 +124,42 @@ struct StreamingIntegrationTests {
         #expect(error.message.contains("fell more than \(1 << 20) bytes behind"))
     }
 
+    @Test("A stream gets the pipeline before its first byte: a 401 refreshes the token and the call is replayed")
+    func refreshBeforeTheStream() async throws {
+        let auth = BearerAuthentication(token: { AccessToken("stale") }, refresh: { _ in AccessToken("fresh") })
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.nginx()),
+            middleware: [auth]
+        )
+
+        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Authenticated, Data>(path: "protected"))
+        var lines: [String] = []
+        for try await line in stream.lines { lines.append(line) }
+
+        #expect(stream.statusCode == 200)
+        #expect(stream.attempts == 2)
+        #expect(lines == [#"{"id": 1, "name": "protected"}"#])
+        #expect(await auth.refreshCount == 1)
+    }
+
+    @Test("A stream behind a cross-origin redirect is read from there, without the token")
+    func crossOriginRedirect() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+
+        let stream = try await client.bytes(
+            for: Endpoint<EndpointKinds.Private, Data>(path: "file-redirect/\(key)/1"),
+            using: AccessToken("s3cr3t")
+        )
+        var received = 0
+        for try await chunk in stream.body { received += chunk.count }
+
+        #expect(stream.url?.host == "localhost")
+        #expect(received == 1 << 20)
+        #expect(try await counter("file", key) == 1)
+        #expect(try await counter("file-auth", key) == 0)
+    }
+
     @Test("An error status fails before the stream, with its status and body")
     func errorStatus() async throws {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.nginx()))

@@ -119,8 +119,6 @@ public struct CURLCommand: Sendable, CustomStringConvertible {
     /// `printf` with octal escapes, because a shell argument cannot hold a NUL byte (nor start with `@`, which
     /// curl reads as a file name).
     static func quotedBody(_ body: Data) -> String {
-        // curl reads a --data-binary argument that starts with @ as a file name, so such a body goes through
-        // printf too.
         if let text = String(data: body, encoding: .utf8), !text.hasPrefix("@"),
             !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" })
         {
