@@ -142,6 +142,31 @@ struct StreamingIntegrationTests {
         #expect(await auth.refreshCount == 1)
     }
 
+    @Test("A stream is retried before its first byte (a rate limit's reset), never after it (a body cut short)")
+    func retriedOnlyBeforeTheFirstByte() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            middleware: [Retry(RetryPolicy(baseDelay: .milliseconds(10), jitter: 0, rateLimitReset: .github))]
+        )
+
+        let limited = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "ratelimit/\(key)"))
+        var lines: [String] = []
+        for try await line in limited.lines { lines.append(line) }
+        let cut = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "truncated/\(key)"))
+        var received = 0
+        let error = try await #require(throws: EndpointError.self) {
+            for try await chunk in cut.body { received += chunk.count }
+        }
+
+        #expect(limited.attempts == 2)
+        #expect(lines == [#"{"id": 1, "name": "ok"}"#])
+        #expect(cut.attempts == 1)
+        #expect(received == 10, "the bytes before the cut, and no others sent again after them")
+        #expect(error.kind == .transportFailed)
+        #expect(try await counter("truncated", key) == 1)
+    }
+
     @Test("A stream behind a cross-origin redirect is read from there, without the token")
     func crossOriginRedirect() async throws {
         let key = UUID().uuidString
