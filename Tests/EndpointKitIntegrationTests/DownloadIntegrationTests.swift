@@ -225,8 +225,11 @@ struct DownloadIntegrationTests {
         #expect(try await counter("file-range", key) == 4)
     }
 
-    @Test("A server that ignores Range answers a download in parts with the whole file, written as it is")
-    func partsIgnored() async throws {
+    @Test(
+        "Parts a server ignores (200) or cannot check (no validator: asked for whole) end in the whole file",
+        arguments: [("ignore-range", "1", 1), ("etag", "none", 2)]
+    )
+    func partsAnsweredWhole(option: String, value: String, requests: Int) async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("file.bin")
@@ -236,14 +239,15 @@ struct DownloadIntegrationTests {
         let response = try await client.download(
             for: Endpoint<EndpointKinds.Public, URL>(
                 path: "file/\(key)/3",
-                queryItems: [URLQueryItem(name: "ignore-range", value: "1")]
+                queryItems: [URLQueryItem(name: option, value: value)]
             ),
             to: destination
         ).result()
 
         #expect(response.statusCode == 200)
         #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 3))
-        #expect(try await counter("file", key) == 1)
+        #expect(try await counter("file", key) == requests)
+        #expect(try await counter("file-range", key) == 1, "only the first request asked for a part")
     }
 
     @Test(
@@ -290,28 +294,6 @@ struct DownloadIntegrationTests {
         #expect(try Data(contentsOf: destination).isEmpty)
     }
 
-    @Test("A server that names no validator gets asked for the whole file after the first part: parts stay checkable")
-    func partsWithoutValidator() async throws {
-        let folder = try folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let destination = folder.appendingPathComponent("file.bin")
-        let key = UUID().uuidString
-        let client = try partsClient(partMiB: 1)
-
-        let response = try await client.download(
-            for: Endpoint<EndpointKinds.Public, URL>(
-                path: "file/\(key)/3",
-                queryItems: [URLQueryItem(name: "etag", value: "none")]
-            ),
-            to: destination
-        ).result()
-
-        #expect(response.statusCode == 200)
-        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 3))
-        #expect(try await counter("file", key) == 2)
-        #expect(try await counter("file-range", key) == 1)
-    }
-
     @Test("Leaving the loop mid-download closes the connection and keeps the partial file for the next download")
     func cancelMidBody() async throws {
         let folder = try folder()
@@ -338,8 +320,11 @@ struct DownloadIntegrationTests {
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
-    @Test("A partial file that is already whole is completed from a 416 without downloading it again")
-    func alreadyComplete() async throws {
+    @Test(
+        "A 416 completes a partial file that is the whole file, and restarts one longer than the file",
+        arguments: [(1, 416, 1), (2, 200, 2)]
+    )
+    func partialAnsweredBy416(keptMiB: Int, status: Int, requests: Int) async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("file.bin")
@@ -347,35 +332,16 @@ struct DownloadIntegrationTests {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
         let endpoint = Endpoint<EndpointKinds.Public, URL>(path: "file/\(key)/1")
         let url = try TestServers.fault().appendingPathComponent("file/\(key)/1")
-        try expectedFile(mebibytes: 1).write(to: folder.appendingPathComponent(".file.bin.download"))
+        try expectedFile(mebibytes: keptMiB).write(to: folder.appendingPathComponent(".file.bin.download"))
         let info = #"{"url": "\#(url.absoluteString)", "validator": "\"v1\""}"#
         try Data(info.utf8).write(to: folder.appendingPathComponent(".file.bin.download.json"))
 
         let response = try await client.download(for: endpoint, to: destination).result()
 
-        #expect(response.statusCode == 416)
+        #expect(response.statusCode == status)
         #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 1))
+        #expect(try await counter("file", key) == requests)
         #expect(try await counter("file-range", key) == 1)
-    }
-
-    @Test("A partial file longer than the file (a 416 naming a smaller size) is stale: the file is downloaded again")
-    func stalePartial() async throws {
-        let folder = try folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let destination = folder.appendingPathComponent("file.bin")
-        let key = UUID().uuidString
-        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
-        let endpoint = Endpoint<EndpointKinds.Public, URL>(path: "file/\(key)/1")
-        let url = try TestServers.fault().appendingPathComponent("file/\(key)/1")
-        try expectedFile(mebibytes: 2).write(to: folder.appendingPathComponent(".file.bin.download"))
-        let info = #"{"url": "\#(url.absoluteString)", "validator": "\"v1\""}"#
-        try Data(info.utf8).write(to: folder.appendingPathComponent(".file.bin.download.json"))
-
-        let response = try await client.download(for: endpoint, to: destination).result()
-
-        #expect(response.statusCode == 200)
-        #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 1))
-        #expect(try await counter("file", key) == 2)
     }
 
     @Test("A download behind a cross-origin 302 (a CDN) sends no credentials there")
