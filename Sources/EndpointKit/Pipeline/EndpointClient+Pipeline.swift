@@ -234,9 +234,7 @@ extension EndpointClient {
         }
         var current = request
         // An endpoint with an absolute URL at another origin goes there as a redirect would: without credentials.
-        if current.leavesEnvironmentOrigin {
-            for field in current.headers where redactor.isSensitive(field.name) { current.headers.remove(field.name) }
-        }
+        if current.leavesEnvironmentOrigin { redactor.removeCredentials(from: &current.headers) }
         var hop = 0
         while true {
             if let deadline {

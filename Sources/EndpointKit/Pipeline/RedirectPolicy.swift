@@ -81,11 +81,7 @@ public struct RedirectPolicy: Sendable {
         } else if !request.canBeSentAgain {
             throw refused("a \(response.statusCode) redirect needs the body again, but it cannot be sent twice")
         }
-        if Origin(current) != Origin(target) {
-            for field in next.headers where redactor.isSensitive(field.name) {
-                next.headers.remove(field.name)
-            }
-        }
+        if Origin(current) != Origin(target) { redactor.removeCredentials(from: &next.headers) }
         return next
     }
 }

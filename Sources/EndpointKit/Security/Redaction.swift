@@ -57,6 +57,12 @@ struct Redactor: Sendable {
         name.isSensitive || extraHeaders.contains(name)
     }
 
+    /// Removes every credential header from `headers`: what a request keeps when it leaves its origin (a
+    /// redirect there, or an endpoint's absolute URL at another origin).
+    func removeCredentials(from headers: inout HTTPHeaders) {
+        for field in headers where isSensitive(field.name) { headers.remove(field.name) }
+    }
+
     func isSensitiveQueryName(_ name: String) -> Bool {
         let folded = Redaction.folded(name)
         return Redaction.sensitiveQueryNames.contains(folded) || extraQueryNames.contains(folded)
