@@ -13,6 +13,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case .curl: CURLFuzz.run(&input)
     case .envelope: EnvelopeFuzz.run(&input)
     case .eventStream: EventStreamFuzz.run(&input)
+    case .headerNumber: HeaderNumberFuzz.run(&input)
     }
     return 0
 }
@@ -21,6 +22,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 enum FuzzTarget: String, CaseIterable {
     case path, query, header, multipart, curl, envelope
     case eventStream = "event-stream"
+    case headerNumber = "header-number"
 
     static let current: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""

@@ -51,8 +51,13 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     GET  /problem/KEY      422 with an API's own error JSON: {"message": "Validation Failed", "errors": [...]}
     GET  /release/KEY      counted as release/KEY: lets /jsonl/KEY send its next line
     GET  /file-redirect/KEY/N  302 to the same file at http://localhost:PORT (another origin than 127.0.0.1)
+    ANY  /raw/KEY?b64=B    counted; sends exactly the bytes B decodes to (URL-safe base64) and nothing else, then
+                           serves the next request on the same connection (a hostile server's exact bytes);
+                           &close=1 closes the connection after them instead, &hold=1 holds it until the client
+                           closes it (then counts raw-closed/KEY)
 Connections are kept alive between requests, as real servers do.
 """
+import base64
 import json
 import select
 import socket
@@ -412,6 +417,21 @@ class Handler(socketserver.BaseRequestHandler):
                 rest = "/".join(parts[1:])
                 location = f"http://localhost:{port}/file/{rest}"
                 sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode())
+            elif kind == "raw":
+                count("raw/" + key)
+                options = options_of(target, headers)
+                data = base64.urlsafe_b64decode(options.get("b64", "") + "=" * (-len(options.get("b64", "")) % 4))
+                try:
+                    sock.sendall(data)
+                except OSError:
+                    return
+                if options.get("hold") == "1":
+                    hold_until_closed(sock)
+                    count("raw-closed/" + key)
+                    return
+                if options.get("close") == "1":
+                    sock.shutdown(socket.SHUT_RDWR)
+                    return
             elif kind == "echo":
                 count("echo/" + key)
                 respond(sock, 200, body, "application/octet-stream", closing)

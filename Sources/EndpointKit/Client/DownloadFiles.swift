@@ -95,19 +95,38 @@ struct ContentRange: Equatable {
     var end: Int64?
     var total: Int64?
 
+    /// Reads `value`; `nil` unless its numbers are plain digits that fit an `Int64`, with the first byte's offset
+    /// at most the last's, and the last before the total when the total is known (RFC 9110, 14.4).
     init?(_ value: String?) {
         guard let value, value.hasPrefix("bytes ") else { return nil }
-        let parts = value.dropFirst("bytes ".count).split(separator: "/", maxSplits: 1)
+        let parts = value.dropFirst("bytes ".count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
-        total = Int64(parts[1].trimmingCharacters(in: .whitespaces))
+        let totalText = parts[1].trimmingCharacters(in: .whitespaces)
+        if totalText == "*" {
+            total = nil
+        } else {
+            guard let total = Self.offset(totalText) else { return nil }
+            self.total = total
+        }
         if parts[0] == "*" {
+            guard total != nil else { return nil }
             start = nil
         } else {
-            let bounds = parts[0].split(separator: "-", maxSplits: 1)
-            guard let first = bounds.first, let start = Int64(first) else { return nil }
+            let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard bounds.count == 2, let start = Self.offset(bounds[0]), let end = Self.offset(bounds[1]), start <= end
+            else { return nil }
+            if let total, end >= total { return nil }
             self.start = start
-            end = bounds.count == 2 ? Int64(bounds[1]) : nil
+            self.end = end
         }
+    }
+
+    /// A byte offset: one or more ASCII digits that fit an `Int64`.
+    private static func offset(_ text: some StringProtocol) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        return Int64(text)
     }
 }
 

@@ -40,10 +40,13 @@ final class DeadlineScheduler: @unchecked Sendable {
 
     /// Calls `fire` once `delay` has passed, unless cancelled first.
     func schedule(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> Token {
-        let nanoseconds =
-            UInt64(max(0, delay.components.seconds)) * 1_000_000_000
-            + UInt64(max(0, delay.components.attoseconds) / 1_000_000_000)
-        let due = DispatchTime.now().uptimeNanoseconds + nanoseconds
+        // Saturating: a delay of centuries is "never", not an overflow.
+        let (whole, overflow) = UInt64(max(0, delay.components.seconds)).multipliedReportingOverflow(
+            by: 1_000_000_000
+        )
+        let nanoseconds = overflow ? UInt64.max / 2 : min(whole, UInt64.max / 2)
+        let fraction = UInt64(max(0, delay.components.attoseconds) / 1_000_000_000)
+        let due = min(DispatchTime.now().uptimeNanoseconds, UInt64.max / 4) + min(nanoseconds + fraction, UInt64.max / 2)
         let bucket = (due + Self.bucketNanoseconds - 1) / Self.bucketNanoseconds
         return state.withLock { state -> Token in
             state.nextID += 1

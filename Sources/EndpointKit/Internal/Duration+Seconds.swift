@@ -12,4 +12,34 @@ extension Duration {
     static func roundedUp(seconds: TimeInterval) -> Duration {
         .milliseconds(Int((seconds * 1000).rounded(.up)))
     }
+
+    /// The longest wait EndpointKit reads from a server (10⁹ s, about 30 years): past it the exact figure no
+    /// longer matters, and every conversion of a longer one could overflow.
+    static let longestServerWait = Duration.seconds(1_000_000_000)
+
+    /// A wait of `seconds` a server sent, clamped to 0…``longestServerWait``; `nil` when it is not a number.
+    static func serverWait(seconds: Double) -> Duration? {
+        guard !seconds.isNaN else { return nil }
+        let clamped = Swift.min(Swift.max(seconds, 0), longestServerWait.inSeconds)
+        return .milliseconds(Int((clamped * 1000).rounded(.up)))
+    }
+
+    /// The duration as a person reads it, rounded, with its unit: "250 ms", "2.5 s", "90 s", "2 h 5 min".
+    var readable: String {
+        let seconds = inSeconds
+        switch seconds {
+        case ..<1:
+            return "\(Int((seconds * 1000).rounded())) ms"
+        case ..<10:
+            let tenths = (seconds * 10).rounded() / 10
+            return tenths == tenths.rounded() ? "\(Int(tenths)) s" : "\(tenths) s"
+        case ..<120:
+            return "\(Int(seconds.rounded())) s"
+        case ..<7200:
+            return "\(Int((seconds / 60).rounded())) min"
+        default:
+            let minutes = components.seconds / 60
+            return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
+        }
+    }
 }

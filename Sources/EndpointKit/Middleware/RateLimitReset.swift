@@ -59,7 +59,6 @@ public struct RateLimitReset: Sendable {
             case .epochSeconds: value - now.timeIntervalSince1970
             case .secondsFromNow: value
             }
-        // Past 10^9 s (about 30 years) the exact figure no longer matters, and a Duration must not overflow.
-        return .milliseconds(Int((min(max(seconds, 0), 1e9) * 1000).rounded(.up)))
+        return Duration.serverWait(seconds: seconds)
     }
 }

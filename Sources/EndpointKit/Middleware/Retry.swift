@@ -83,8 +83,8 @@ public struct Retry: Middleware {
         guard wait > policy.maxRetryAfter else { return wait }
         var error = EndpointError(
             .rateLimited,
-            "the server asks to wait \(Int(wait.inSeconds.rounded(.up))) s (\(reason)), longer than the "
-                + "\(Int(policy.maxRetryAfter.inSeconds)) s the retry policy allows",
+            "the server asks to wait \(wait.readable) (\(reason)), longer than the "
+                + "\(policy.maxRetryAfter.readable) the retry policy allows (maxRetryAfter)",
             statusCode: response.statusCode,
             responseHeaders: response.headers,
             body: response.body.bufferedData

@@ -86,11 +86,17 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The wait a `Retry-After` value asks for: delay-seconds or an HTTP-date; `nil` when absent or unreadable.
+    ///
+    /// Whatever the server sends, the wait is at most ``Duration/longestServerWait``: delay-seconds past `Int`
+    /// (`9223372036854775807`, or more digits than `Int` holds) and dates thousands of years ahead included.
     static func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Int(value) { return .seconds(max(0, seconds)) }
+        if value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            // Too many digits for an Int is a very long wait, not an unreadable one.
+            return Duration.serverWait(seconds: Double(value) ?? .infinity)
+        }
         guard let date = httpDateFormatter.date(from: value) else { return nil }
-        return .milliseconds(max(0, Int(date.timeIntervalSince(now) * 1000)))
+        return Duration.serverWait(seconds: date.timeIntervalSince(now))
     }
 
     // DateFormatter is thread-safe for parsing once configured, and this one is never changed.

@@ -55,6 +55,8 @@ public struct LineSequence: AsyncSequence, Sendable {
         {
             while true {
                 if let (end, next) = lineBreak() {
+                    // Checked here too: a long line whose break came in the same chunk as its end never waited.
+                    guard end - start <= LineSequence.maximumLineLength else { throw Self.lineTooLong() }
                     let line = make(buffer[start..<end])
                     start = next
                     searchedUpTo = start
@@ -67,6 +69,7 @@ public struct LineSequence: AsyncSequence, Sendable {
                 }
                 if isFinished {
                     guard start < buffer.count else { return nil }
+                    guard buffer.count - start <= LineSequence.maximumLineLength else { throw Self.lineTooLong() }
                     defer {
                         buffer = []
                         start = 0
@@ -74,11 +77,10 @@ public struct LineSequence: AsyncSequence, Sendable {
                     }
                     return make(buffer[start...])
                 }
-                guard buffer.count - start <= LineSequence.maximumLineLength else {
-                    throw EndpointError(
-                        .responseTooLarge,
-                        "a line of the streamed body is longer than \(LineSequence.maximumLineLength) bytes"
-                    )
+                // What was searched holds no line break: the line is at least that long (a `\r` waiting for the
+                // byte after it is not part of the line).
+                guard Swift.max(searchedUpTo, start) - start <= LineSequence.maximumLineLength else {
+                    throw Self.lineTooLong()
                 }
                 let chunk: Data?
                 do {
@@ -88,6 +90,14 @@ public struct LineSequence: AsyncSequence, Sendable {
                 }
                 if let chunk { buffer.append(contentsOf: chunk) } else { isFinished = true }
             }
+        }
+
+        private static func lineTooLong() -> EndpointError {
+            EndpointError(
+                .responseTooLarge,
+                "a line of the streamed body is longer than \(LineSequence.maximumLineLength) bytes "
+                    + "(LineSequence.maximumLineLength)"
+            )
         }
 
         /// Where the next line ends and the one after it starts, or `nil` (with `searchedUpTo` moved past what

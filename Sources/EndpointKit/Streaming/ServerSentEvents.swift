@@ -9,7 +9,8 @@ import Foundation
 ///
 /// When the connection ends or fails (a cut, a transient error, the idle timeout), it reconnects after the
 /// server's last `retry` delay (or ``ReconnectPolicy/defaultDelay``), sending `Last-Event-ID` when the stream
-/// set one, so the server can resume. It stops reconnecting after ``ReconnectPolicy/maxAttempts`` attempts in a
+/// set one (the ID of the last event block that ended: an event cut off by the connection does not count), so the
+/// server can resume. It stops reconnecting after ``ReconnectPolicy/maxAttempts`` attempts in a
 /// row without an event, when the server answers `204 No Content`, or on any error that sending again would not
 /// fix (a 4xx, a decoding error). Leaving the loop, or cancelling the task, stops it.
 public struct ServerSentEvents: AsyncSequence, Sendable {
@@ -28,6 +29,12 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             self.maxDelay = maxDelay
             self.maxAttempts = Swift.max(1, maxAttempts)
         }
+
+        /// The wait before reconnecting: what the server asked for with `retry` (or ``defaultDelay``), at most
+        /// ``maxDelay``.
+        func delay(afterServerAsked asked: Duration?) -> Duration {
+            Swift.min(asked ?? defaultDelay, maxDelay)
+        }
     }
 
     /// Events fail with ``EndpointError`` only.
@@ -45,7 +52,6 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         let stream: ServerSentEvents
         var lines: LineSequence.Iterator?
         var parser = ServerSentEventParser()
-        var delay: Duration?
         var attemptsWithoutEvent = 0
         var hasConnected = false
         var isDone = false
@@ -67,9 +73,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                         lines = nil
                         continue
                     }
-                    if let event = parser.take(line) {
+                    if let event = try parser.take(line) {
                         attemptsWithoutEvent = 0
-                        if let retry = event.retry { delay = retry }
                         return event
                     }
                 } catch  where error.kind == .cancelled || Task.isCancelled {
@@ -92,7 +97,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                             isTransient: true
                         )
                     }
-                    let wait = Swift.min(delay ?? stream.policy.defaultDelay, stream.policy.maxDelay)
+                    let wait = stream.policy.delay(afterServerAsked: parser.reconnectionDelay)
                     do {
                         try await stream.clock.sleep(for: wait)
                     } catch {
@@ -107,7 +112,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                 do throws(EndpointError) {
                     let response = try await stream.connect(parser.lastEventID)
                     if response.statusCode == 204 { return nil }
-                    parser = ServerSentEventParser(lastEventID: parser.lastEventID)
+                    parser = ServerSentEventParser(continuing: parser)
                     return LineSequence(response.body, splitsAtCarriageReturn: true).makeAsyncIterator()
                 } catch  where error.isTransient || error.kind == .timedOut {
                     continue

@@ -45,6 +45,17 @@ extension URLSessionTransport {
         }
     }
 
+    /// A `101 Switching Protocols` no request asked for: the connection no longer speaks HTTP.
+    static func switchedProtocols(headers: HTTPHeaders) -> EndpointError {
+        EndpointError(
+            .transportFailed,
+            "the server answered 101 Switching Protocols (to \(headers["upgrade"] ?? "an unnamed protocol")), "
+                + "though the request asked for no upgrade",
+            statusCode: 101,
+            responseHeaders: headers
+        )
+    }
+
     /// A body that ended before its announced `Content-Length`.
     static func truncated(received: Int, announced: Int) -> EndpointError {
         EndpointError(

@@ -260,6 +260,13 @@ extension URLSessionTransport {
                     exchange.caller = nil
                     return .fail(caller, EndpointError(.transportFailed, "the response is not an HTTP response"))
                 }
+                // Linux URLSession reports each informational head (103 Early Hints, 100 Continue) before the final
+                // one: they are never the answer. A 101 nobody asked for leaves HTTP altogether.
+                if (100..<200).contains(http.statusCode) {
+                    guard http.statusCode == 101 else { return .none }
+                    exchange.caller = nil
+                    return .fail(caller, URLSessionTransport.switchedProtocols(headers: URLSessionTransport.headers(of: http)))
+                }
                 exchange.response = http
                 exchange.headReceivedAt = .now
                 let length = URLSessionTransport.announcedLength(of: http, isHead: exchange.isHead)

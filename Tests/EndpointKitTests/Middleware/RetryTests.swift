@@ -135,7 +135,7 @@ import FoundationNetworking
         #expect(error.kind == .rateLimited)
         #expect(error.statusCode == 429)
         #expect(error.retryAfter == .seconds(3600))
-        #expect(error.message.contains("3600 s"))
+        #expect(error.message.contains("60 min"))
         #expect(await transport.requests.count == 1)
         #expect(clock.sleeps.isEmpty)
     }
@@ -243,7 +243,51 @@ import FoundationNetworking
         #expect(RetryPolicy.retryAfter(Self.httpDate(now.addingTimeInterval(30)), now: now) == .seconds(30))
         #expect(RetryPolicy.retryAfter(Self.httpDate(now.addingTimeInterval(-30)), now: now) == .zero)
         #expect(RetryPolicy.retryAfter("soon", now: now) == nil)
+        #expect(RetryPolicy.retryAfter("-5", now: now) == nil)
+        #expect(RetryPolicy.retryAfter(String(repeating: "9", count: 400), now: now) == .seconds(1_000_000_000))
+        #expect(RetryPolicy.retryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now: now) == .seconds(1_000_000_000))
         #expect(RetryPolicy.retryAfter(nil, now: now) == nil)
+    }
+
+    @Test(
+        "A Retry-After or rate-limit reset too large for Int fails with rateLimited instead of stopping the process",
+        arguments: [
+            "9223372036854775807", "9223372036854775808", "99999999999999999999999999999999", "18446744073709551616",
+        ]
+    )
+    func hugeServerWaits(value: String) async throws {
+        let clock = ManualClock()
+        var policy = RetryPolicy(maxRetryAfter: .seconds(60))
+        policy.rateLimitReset = RateLimitReset(format: .secondsFromNow)
+        let (client, _) = client(
+            [
+                .response(status: 503, headers: [.retryAfter: value]),
+                .response(status: 429, headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": value]),
+            ],
+            policy: policy,
+            clock: clock
+        )
+
+        let retryAfter = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
+        let reset = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
+
+        for error in [retryAfter, reset] {
+            #expect(error.kind == .rateLimited)
+            #expect(error.retryAfter == .seconds(1_000_000_000))
+            #expect(error.message.contains("277777 h"))
+            #expect(error.message.contains("longer than the 60 s the retry policy allows"))
+        }
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("Server waits print rounded with their unit")
+    func readableWaits() {
+        #expect(Duration.milliseconds(250).readable == "250 ms")
+        #expect(Duration.seconds(2.499998718).readable == "2.5 s")
+        #expect(Duration.seconds(3).readable == "3 s")
+        #expect(Duration.seconds(90).readable == "90 s")
+        #expect(Duration.seconds(600).readable == "10 min")
+        #expect(Duration.seconds(7500).readable == "2 h 5 min")
     }
 
     @Test("Nominal delays never overflow, however many attempts")

@@ -50,4 +50,38 @@ import Testing
     func eventStreamTrailingCarriageReturn() async throws {
         #expect(try await lines(["a\r\r", "b\r"], splitsAtCarriageReturn: true) == ["a", "", "b"])
     }
+
+    @Test(
+        "A line one byte over the 1 MiB limit fails with responseTooLarge wherever the chunks split it",
+        arguments: [
+            "one chunk with its line break", "the break in the next chunk", "no break at the end", "a CR break",
+            "split in two with the break",
+        ]
+    )
+    func lineLimitHoldsWhateverTheSplit(split: String) async throws {
+        let long = String(repeating: "x", count: LineSequence.maximumLineLength + 1)
+        let half = String(repeating: "x", count: LineSequence.maximumLineLength / 2)
+        let chunks: [String] =
+            switch split {
+            case "one chunk with its line break": [long + "\nnext\n"]
+            case "the break in the next chunk": [long, "\nnext\n"]
+            case "no break at the end": [long]
+            case "a CR break": [long + "\r"]
+            default: [half, half + "x\nnext\n"]
+            }
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await lines(chunks, splitsAtCarriageReturn: split == "a CR break")
+        }
+
+        #expect(error.kind == .responseTooLarge)
+    }
+
+    @Test("A line of exactly 1 MiB is accepted, its break in the same chunk or held back as a lone CR")
+    func lineAtTheLimit() async throws {
+        let longest = String(repeating: "x", count: LineSequence.maximumLineLength)
+
+        #expect(try await lines([longest + "\nb\n"]) == [longest, "b"])
+        #expect(try await lines([longest + "\r", "\nb"], splitsAtCarriageReturn: true) == [longest, "b"])
+    }
 }

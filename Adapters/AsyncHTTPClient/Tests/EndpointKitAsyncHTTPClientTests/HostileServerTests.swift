@@ -1,0 +1,39 @@
+import EndpointKit
+import EndpointKitAsyncHTTPClient
+import Foundation
+import Testing
+
+/// What a broken or hostile server sends cannot make the transport return the wrong answer.
+@Suite(.timeLimit(.minutes(1)))
+struct HostileServerTests {
+    private let transport = AsyncHTTPClientTransport()
+
+    @Test("103 Early Hints and 100 Continue before the 200 are skipped", arguments: ["103 Early Hints", "100 Continue"])
+    func informationalSkipped(status: String) async throws {
+        let client = TestServers.client(try TestServers.fault(), transport)
+        let bytes =
+            "HTTP/1.1 \(status)\r\nLink: </style.css>; rel=preload\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nfinal"
+
+        let body = try await client.response(for: RawResponse.endpoint(UUID().uuidString, bytes))
+
+        #expect(body == Data("final".utf8))
+    }
+
+    @Test("An unasked-for 101 Switching Protocols fails at once as transportFailed, naming the status")
+    func unsolicitedSwitchingProtocols() async throws {
+        let client = TestServers.client(try TestServers.fault(), transport)
+        var endpoint = RawResponse.endpoint(
+            UUID().uuidString,
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+            hold: true
+        )
+        endpoint.timeout = 300
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
+
+        #expect(error.kind == .transportFailed)
+        #expect(error.statusCode == 101)
+        #expect(error.description.contains("101 Switching Protocols"))
+    }
+}
