@@ -6,11 +6,12 @@ import EndpointKit
 ///     let clock = TestClock()
 ///     let client = EndpointClient(environment: environment, transport: transport, clock: clock)
 ///     async let result = client.response(for: .item(1))
-///     await clock.waitForSleepers(1)          // the attempt's deadline timer is waiting
+///     try await clock.waitForSleepers(1)      // the attempt's deadline timer is waiting
 ///     clock.advance(by: .seconds(61))         // now it fires
 ///
 /// Every sleep is recorded in ``sleeps``. A sleeping task that is cancelled wakes at once with
-/// `CancellationError`.
+/// `CancellationError`. Every wait for a sleeper gives up after a timeout of real time, throwing
+/// ``WaitTimedOut`` with the sleeps pending, so a test waiting for the wrong thing fails instead of hanging.
 public final class TestClock: Clock, Sendable {
     /// A point on a ``TestClock``: the time since it started.
     public struct Instant: InstantProtocol {
@@ -35,7 +36,8 @@ public final class TestClock: Clock, Sendable {
         var sleepers: [UInt64: Sleeper] = [:]
         var nextID: UInt64 = 0
         var sleeps: [Duration] = []
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var watchers: [UInt64: (isReady: @Sendable (State) -> Bool, continuation: CheckedContinuation<Bool, Never>)] =
+            [:]
     }
 
     private let state = Mutexed(State())
@@ -93,25 +95,101 @@ public final class TestClock: Clock, Sendable {
         for continuation in woken { continuation.resume() }
     }
 
-    /// Returns once at least `count` tasks are sleeping on this clock: a signal, not a guess about timing.
-    public func waitForSleepers(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.watchers.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
+    /// A wait on a ``TestClock`` that did not come true in time; its description lists the pending sleeps, so a
+    /// test that waits for the wrong thing fails with a message instead of hanging.
+    public struct WaitTimedOut: Error, CustomStringConvertible {
+        /// What the test waited for.
+        public var expected: String
+        /// The sleeps pending when the wait gave up, as the time left on each, shortest first.
+        public var pendingSleeps: [Duration]
+
+        /// One line: what was awaited, and what was sleeping instead.
+        public var description: String {
+            let pending = pendingSleeps.isEmpty ? "none" : pendingSleeps.map { "\($0)" }.joined(separator: ", ")
+            return "TestClock: waited in vain for \(expected); pending sleeps (time left): \(pending)"
         }
     }
 
-    private func notifyWatchers() {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            let count = state.sleepers.count
-            let ready = state.watchers.filter { $0.count <= count }.map(\.continuation)
-            state.watchers.removeAll { $0.count <= count }
-            return ready
+    /// The time left on each pending sleep, shortest first.
+    public var pendingSleeps: [Duration] {
+        state.withLock { state in state.sleepers.values.map { state.now.duration(to: $0.deadline) }.sorted() }
+    }
+
+    /// Returns once at least `count` tasks are sleeping on this clock: a signal, not a guess about timing.
+    ///
+    /// Every sleep counts, the attempt's deadline timer included (which ends when the response arrives). To wait
+    /// for one particular wait, such as ``Retry``'s backoff, use ``waitForSleep(atLeast:timeout:)``.
+    ///
+    /// - Throws: ``WaitTimedOut``, listing the pending sleeps, when `timeout` of real time passes first.
+    public func waitForSleepers(_ count: Int, timeout: Duration = .seconds(10)) async throws(WaitTimedOut) {
+        try await wait(for: "\(count) sleeper(s)", timeout: timeout) { $0.sleepers.count >= count }
+    }
+
+    /// Returns once a task sleeps on this clock for `minimum` or longer (measured from now): a backoff, a
+    /// throttle's wait, a reconnection delay, told apart from the shorter or longer timers around it by its length.
+    ///
+    ///     async let result = client.response(for: .item(1))   // the first attempt gets a 503
+    ///     try await clock.waitForSleep(atLeast: .milliseconds(100))   // Retry's backoff, not the deadline timer
+    ///     clock.advance(by: .milliseconds(100))
+    ///
+    /// - Parameters:
+    ///   - minimum: The shortest sleep that counts.
+    ///   - maximum: The longest sleep that counts; `nil` for no bound. Give one to tell a backoff from a deadline
+    ///     timer that is longer.
+    ///   - timeout: How much real time to wait before giving up.
+    /// - Throws: ``WaitTimedOut``, listing the pending sleeps, when `timeout` of real time passes first.
+    public func waitForSleep(atLeast minimum: Duration, atMost maximum: Duration? = nil, timeout: Duration = .seconds(10))
+        async throws(WaitTimedOut)
+    {
+        let bounds = maximum.map { "\(minimum)…\($0)" } ?? "at least \(minimum)"
+        try await wait(for: "a sleep of \(bounds)", timeout: timeout) { state in
+            state.sleepers.values.contains { sleeper in
+                let left = state.now.duration(to: sleeper.deadline)
+                return left >= minimum && maximum.map { left <= $0 } ?? true
+            }
         }
-        for continuation in ready { continuation.resume() }
+    }
+
+    /// Returns once `isReady` holds for the clock's state, or throws after `timeout` of real time.
+    private func wait(for expected: String, timeout: Duration, until isReady: @escaping @Sendable (State) -> Bool)
+        async throws(WaitTimedOut)
+    {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        let cameTrue = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                        let ready = self.state.withLock { state -> Bool in
+                            if isReady(state) { return true }
+                            state.watchers[id] = (isReady, continuation)
+                            return false
+                        }
+                        if ready { continuation.resume(returning: true) }
+                    }
+                } onCancel: {
+                    self.state.withLock { $0.watchers.removeValue(forKey: id) }?.continuation.resume(returning: false)
+                }
+            }
+            group.addTask {
+                try? await ContinuousClock().sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        guard cameTrue else { throw WaitTimedOut(expected: expected, pendingSleeps: pendingSleeps) }
+    }
+
+    private func notifyWatchers() {
+        let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            let due = state.watchers.filter { $0.value.isReady(state) }
+            for id in due.keys { state.watchers.removeValue(forKey: id) }
+            return due.values.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume(returning: true) }
     }
 }

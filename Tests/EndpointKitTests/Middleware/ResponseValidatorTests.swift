@@ -105,7 +105,7 @@ struct APIError: Error, Decodable, Sendable, Equatable {
         endpoint.timeout = .infinity  // no deadline timer: the only sleeper is the validator's delay
 
         let call = Task { try await client.response(for: endpoint) }
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1)
         let sentBeforeTheDelay = await transport.requests.count
         clock.advance(by: .seconds(2))
         let item = try await call.value

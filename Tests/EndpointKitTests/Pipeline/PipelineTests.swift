@@ -148,7 +148,7 @@ struct PipelineTests {
         )
 
         let call = Task { () async throws(EndpointError) -> Item in try await client.response(for: .item(1)) }
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(600))
         firstHop.open()
         await secondHopStarted.wait()
