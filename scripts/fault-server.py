@@ -45,6 +45,11 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            1 and 2 (retry: 50, a comment, a two-line data, a typed event), then the end; with
                            "2", event 3, then the end; with "3", 204 No Content. Counts sse/KEY per connection and
                            sse-last-id-ID/KEY per Last-Event-ID received
+    GET  /sse-case/KEY?case=C  an event stream that breaks one of the format's rules, first connection only (later
+                           ones get 204 and count sse-case-last-id-ID/KEY, or sse-case-no-last-id/KEY without one):
+                           bom (a UTF-8 BOM first), cut (event 1, then event 2 cut off by a close before its blank
+                           line), empty-id (event 1 with id 1, then an empty id line and event 2), endless (data lines
+                           without a blank line, 1 MiB at a time, for up to 64 MiB, counting sse-case-sent/KEY per MiB)
     GET  /ratelimit/KEY    counted; the first request gets 403 with x-ratelimit-remaining: 0 and x-ratelimit-reset
                            2 s ahead (an hour ahead with ?far=1), as GitHub answers; later ones get 200 and count
                            ratelimit-early/KEY when they came before the reset
@@ -366,6 +371,38 @@ class Handler(socketserver.BaseRequestHandler):
                 head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                 head += f"Content-Length: {len(body)}\r\n\r\n"
                 sock.sendall(head.encode() + body)
+            elif kind == "sse-case":
+                connection = count("sse-case/" + key)
+                case = options_of(target, headers).get("case", "")
+                if connection > 1:
+                    last = headers.get("last-event-id")
+                    count(f"sse-case-last-id-{last}/" + key if last is not None else "sse-case-no-last-id/" + key)
+                    sock.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+                    continue
+                head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                if case == "endless":
+                    sock.sendall((head + "Transfer-Encoding: chunked\r\n\r\n").encode())
+                    line = b"data: " + b"x" * 1000 + b"\n"
+                    mebibyte = line * ((1 << 20) // len(line))
+                    try:
+                        for _ in range(64):
+                            sock.sendall(f"{len(mebibyte):x}\r\n".encode() + mebibyte + b"\r\n")
+                            count("sse-case-sent/" + key)
+                        sock.sendall(b"0\r\n\r\n")
+                    except OSError:
+                        return
+                    continue
+                body = {
+                    "bom": b"\xef\xbb\xbfretry: 10\ndata: first\n\n",
+                    "cut": b"retry: 10\nid: 1\ndata: a\n\nid: 2\ndata: b\n",
+                    "empty-id": b"retry: 10\nid: 1\ndata: a\n\nid\ndata: b\n\n",
+                }.get(case, b"")
+                if case == "cut":
+                    # Announces more than it sends, then closes: the event after the last blank line is cut off.
+                    sock.sendall(f"{head}Content-Length: {len(body) + 100}\r\n\r\n".encode() + body)
+                    sock.shutdown(socket.SHUT_RDWR)
+                    return
+                sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
             elif kind == "ratelimit":
                 with lock:
                     reset = resets.setdefault(key, int(time.time()) + (3600 if "far=1" in target else 2))

@@ -51,4 +51,54 @@ struct ServerSentEventsIntegrationTests {
         #expect(error.kind == .unacceptableStatus)
         #expect(error.statusCode == 404)
     }
+
+    private func events(_ testCase: String, key: String) async throws -> [ServerSentEvent] {
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        let endpoint = Endpoint<EndpointKinds.Public, ServerSentEvents>(
+            path: "sse-case/\(key)",
+            queryItems: [URLQueryItem(name: "case", value: testCase)]
+        )
+        var received: [ServerSentEvent] = []
+        for try await event in client.events(for: endpoint) { received.append(event) }
+        return received
+    }
+
+    @Test("A stream that starts with a UTF-8 byte order mark keeps its first event")
+    func byteOrderMark() async throws {
+        let received = try await events("bom", key: UUID().uuidString)
+
+        #expect(received.map(\.data) == ["first"])
+    }
+
+    @Test("After a cut in the middle of an event, the reconnection resumes from the last event delivered")
+    func cutMidEventResumesBeforeIt() async throws {
+        let key = UUID().uuidString
+
+        let received = try await events("cut", key: key)
+
+        #expect(received.map(\.data) == ["a"])
+        #expect(try await counter("sse-case-last-id-1", key) == 1)
+        #expect(try await counter("sse-case-last-id-2", key) == 0, "event 2 never arrived whole")
+    }
+
+    @Test("An empty id line clears the last event ID: the reconnection sends no Last-Event-ID header at all")
+    func emptyIDSendsNoHeader() async throws {
+        let key = UUID().uuidString
+
+        let received = try await events("empty-id", key: key)
+
+        #expect(received.map(\.id) == ["1", nil])
+        #expect(try await counter("sse-case-no-last-id", key) == 1)
+        #expect(try await counter("sse-case-last-id-", key) == 0)
+    }
+
+    @Test("An event that never ends (64 MiB of data lines, no blank line) fails with responseTooLarge, not reconnected")
+    func endlessEventIsBounded() async throws {
+        let key = UUID().uuidString
+
+        let error = try await #require(throws: EndpointError.self) { _ = try await events("endless", key: key) }
+
+        #expect(error.kind == .responseTooLarge)
+        #expect(try await counter("sse-case", key) == 1, "a stream too large is not reconnected")
+    }
 }
