@@ -11,6 +11,17 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible, CustomDe
     /// Wraps a token string.
     public init(_ value: String) { self.value = value }
 
+    /// Whether two tokens are the same bytes. Not Swift's `String` equality, which holds for text that is only
+    /// canonically equivalent ("é" and "e\u{301}") though it would be sent as other bytes.
+    public static func == (lhs: AccessToken, rhs: AccessToken) -> Bool {
+        lhs.value.utf8.elementsEqual(rhs.value.utf8)
+    }
+
+    /// Hashes the token's bytes, as ``==(_:_:)`` compares them.
+    public func hash(into hasher: inout Hasher) {
+        for byte in value.utf8 { hasher.combine(byte) }
+    }
+
     /// `AccessToken(<redacted>)`.
     public var description: String { "AccessToken(\(Redaction.placeholder))" }
 

@@ -169,4 +169,57 @@ import FoundationNetworking
         #expect(started.withLock { $0 } == 2, "a call after everyone left must start a new request")
         #expect(cancelled.withLock { $0 } >= 1, "the abandoned shared request was not cancelled")
     }
+
+    private struct Tag: Decodable, Identifiable, Sendable {
+        var id: String
+        var path: String
+    }
+
+    @Test(
+        "Two loads at once of canonically equivalent IDs (é, e + U+0301) that reach different URLs each get their own"
+    )
+    func canonicallyEquivalentIDsLoadApart() async throws {
+        let gate = Gate()
+        let transport = StubTransport { request in
+            await gate.wait()
+            let path = request.url.path
+            return .json(#"{"id": "x", "path": "\#(path)"}"#)
+        }
+        let loader = ModelLoader<Tag>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
+            id in Endpoint<EndpointKinds.Public, Tag>(path: "tags/\(id)")
+        }
+        let composed = "\u{E9}"
+        let decomposed = "e\u{301}"
+
+        let first = Task { try await loader.loadModel(withID: composed) }
+        while loader.waiterCount(for: composed) < 1 { await Task.yield() }
+        let second = Task { try await loader.loadModel(withID: decomposed) }
+        while await transport.transportRequests.count < 2 { await Task.yield() }
+        gate.open()
+        let (one, other) = (try await first.value, try await second.value)
+
+        #expect(composed == decomposed, "Swift finds the two IDs equal: the point of this test")
+        #expect(one.path == "/v1/tags/\u{E9}")
+        #expect(other.path == "/v1/tags/e\u{301}")
+    }
+
+    @Test("A loader with a loading function of its own shares loads only for IDs that are the same scalars")
+    func customLoaderComparesExactly() async throws {
+        let gate = Gate()
+        let calls = Locked([String]())
+        let loader = ModelLoader<Tag> { id async throws(EndpointError) -> Tag in
+            calls.withLock { $0.append(id) }
+            await gate.wait()
+            return Tag(id: id, path: id)
+        }
+
+        let first = Task { try await loader.loadModel(withID: "\u{E9}") }
+        let second = Task { try await loader.loadModel(withID: "e\u{301}") }
+        while calls.withLock({ $0.count }) < 2 { await Task.yield() }
+        gate.open()
+        let (one, other) = (try await first.value, try await second.value)
+
+        #expect(one.path.unicodeScalars.elementsEqual("\u{E9}".unicodeScalars))
+        #expect(other.path.unicodeScalars.elementsEqual("e\u{301}".unicodeScalars))
+    }
 }
