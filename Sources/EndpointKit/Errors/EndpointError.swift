@@ -110,12 +110,12 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
     /// cURL command: the credential values a request carried, which a server may echo back.
     func redactingSecrets(_ secrets: Set<String>) -> EndpointError {
         guard !secrets.isEmpty else { return self }
-        // Longest first, so a token inside a longer secret ("Bearer <token>") is not half replaced.
-        let ordered = secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+        let ordered = Self.scrubOrder(secrets)
         func scrub(_ text: String) -> String {
             ordered.reduce(text) { $0.replacingScalars(of: $1, with: Redaction.placeholder) }
         }
         var error = self
+        error.underlyingError = underlyingError.map { Self.scrubbing($0, with: scrub) }
         error.message = scrub(message)
         error.bodySnippet = bodySnippet.map { snippet in
             // Compared scalar by scalar, like `scrub`; a snippet cut at its limit ends in "…".
@@ -143,6 +143,46 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
         error.codingPath = codingPath.map(scrub)
         error.curlCommand = curlCommand.map(scrub)
         return error
+    }
+
+    /// The secrets worth replacing, longest first, so a token inside a longer secret ("Bearer <token>") is not
+    /// half replaced.
+    private static func scrubOrder(_ secrets: Set<String>) -> [String] {
+        secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+    }
+
+    /// `body` with every occurrence of `secrets` replaced, byte by byte; `nil` when it holds none.
+    static func scrubbing(_ body: Data, of secrets: Set<String>) -> Data? {
+        let ordered = scrubOrder(secrets).map { Array($0.utf8) }
+        guard ordered.contains(where: { ResponseValidator.contains($0, in: body) }) else { return nil }
+        return Data(scrubbing([UInt8](body), of: ordered, placeholder: Array(Redaction.placeholder.utf8), wasCut: false))
+    }
+
+    /// An underlying error whose text holds no secret: a `URLError` keeps its code and loses the URLs of its
+    /// user info (they hold the request's query, secret values included); a `DecodingError` keeps its case and
+    /// path with its debug description scrubbed; any other error whose printed form holds a secret is replaced
+    /// by a ``RedactedError`` that prints it scrubbed.
+    private static func scrubbing(_ error: any Error, with scrub: (String) -> String) -> any Error {
+        if let urlError = error as? URLError {
+            let description = (urlError.userInfo[NSLocalizedDescriptionKey] as? String).map(scrub)
+            return URLError(urlError.code, userInfo: description.map { [NSLocalizedDescriptionKey: $0] } ?? [:])
+        }
+        if let decodingError = error as? DecodingError {
+            func scrubbed(_ context: DecodingError.Context) -> DecodingError.Context {
+                DecodingError.Context(codingPath: context.codingPath, debugDescription: scrub(context.debugDescription))
+            }
+            switch decodingError {
+            case .typeMismatch(let type, let context): return DecodingError.typeMismatch(type, scrubbed(context))
+            case .valueNotFound(let type, let context): return DecodingError.valueNotFound(type, scrubbed(context))
+            case .keyNotFound(let key, let context): return DecodingError.keyNotFound(key, scrubbed(context))
+            case .dataCorrupted(let context): return DecodingError.dataCorrupted(scrubbed(context))
+            @unknown default: break
+            }
+        }
+        let printed = String(reflecting: error)
+        let scrubbed = scrub(printed)
+        guard scrubbed != printed else { return error }
+        return RedactedError(typeName: "\(type(of: error))", description: scrubbed)
     }
 
     /// `text` with every occurrence of each secret replaced by `placeholder`; when the text was cut at a limit,

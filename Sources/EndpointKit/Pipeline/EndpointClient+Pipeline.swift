@@ -61,10 +61,18 @@ extension EndpointClient {
                 underlyingError: underlying
             )
         }
+        // Validators decode error bodies into the caller's own types, which nothing redacts later: they see the
+        // body with the credentials this call sent replaced, in case the server echoes them back.
+        var seen = response
+        if !validators.isEmpty, let body = response.body.bufferedData, !body.isEmpty,
+            let scrubbed = EndpointError.scrubbing(body, of: call?.secrets ?? redactor.secrets(of: request))
+        {
+            seen.body = ResponseBody(scrubbed)
+        }
         for validator in validators {
             let verdict: ResponseValidator.Verdict
             do {
-                verdict = try await validator.validate(response, for: request)
+                verdict = try await validator.validate(seen, for: request)
             } catch {
                 throw failure(.responseRejected, "a validator failed: \(error)", error)
             }

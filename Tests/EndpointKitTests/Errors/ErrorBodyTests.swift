@@ -114,4 +114,66 @@ private struct ProblemBody: Error, Decodable, Sendable, Equatable {
 
         #expect(item.name == "ok")
     }
+
+    @Test("A 401 whose body echoes the Authorization header: the decoded server error and underlyingError hold no token")
+    func echoedTokenIsScrubbedBeforeDecoding() async throws {
+        let json = #"{"message": "invalid credentials: Bearer s3cr3t-token-value", "errors": []}"#
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: StubTransport(replies: [.json(json, status: 401)]),
+            validators: [.errorBody(ProblemBody.self)]
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: .search(for: "tea"), using: AccessToken("s3cr3t-token-value"))
+        }
+        let serverError = try #require(error.serverError(as: ProblemBody.self))
+
+        #expect(serverError.message == "invalid credentials: <redacted>")
+        #expect(!String(reflecting: error.underlyingError as Any).contains("s3cr3t"))
+        #expect(!error.description.contains("s3cr3t"))
+    }
+
+    @Test("A URLError from the transport keeps its code but not the URL with a secret query value in its user info")
+    func underlyingURLErrorLosesTheURL() async throws {
+        let url = "https://api.test/v1/items?api_key=k3y-s3cr3t-value"
+        let failure = URLError(
+            .timedOut,
+            userInfo: [NSURLErrorFailingURLErrorKey: URL(string: url) as Any, NSLocalizedDescriptionKey: "timed out asking \(url)"]
+        )
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: StubTransport(replies: [.failure(failure)])
+        )
+        let endpoint = Endpoint<EndpointKinds.Public, Item>(
+            path: "items",
+            queryItems: [URLQueryItem(name: "api_key", value: "k3y-s3cr3t-value")]
+        )
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
+        let underlying = try #require(error.underlyingError as? URLError)
+
+        #expect(underlying.code == .timedOut)
+        #expect(!String(reflecting: underlying).contains("k3y-s3cr3t"))
+        #expect(!"\(underlying.userInfo)".contains("k3y-s3cr3t"))
+    }
+
+    @Test("Any other underlying error whose text holds the token becomes a RedactedError that prints it scrubbed")
+    func otherUnderlyingErrorsAreScrubbed() async throws {
+        struct EchoingError: Error, CustomStringConvertible {
+            var description: String { "rejected Bearer s3cr3t-token-value" }
+        }
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: StubTransport(replies: [.failure(EchoingError())])
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: .search(for: "tea"), using: AccessToken("s3cr3t-token-value"))
+        }
+        let redacted = try #require(error.underlyingError as? RedactedError)
+
+        #expect(redacted.typeName == "EchoingError")
+        #expect(redacted.description == "rejected <redacted>")
+    }
 }
