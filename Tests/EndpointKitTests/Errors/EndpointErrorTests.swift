@@ -140,4 +140,30 @@ import FoundationNetworking
         #expect(!summary.description.contains("abc"))
         #expect(summary.description.contains("q=1"))
     }
+
+    @Test("localizedDescription, what an app shows in an alert, says what failed and to which request, without a token")
+    func localizedDescriptionIsUseful() async throws {
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: StubTransport(replies: [.json(#"{"error": "bad"}"#, status: 404)])
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: .search(for: "tea"), using: AccessToken("s3cr3t-token-value"))
+        }
+        let shown = (error as any Error).localizedDescription
+
+        #expect(shown == "The server answered 404 Not Found (GET https://api.test/v1/search?q=tea).")
+        #expect(error.failureReason == "the server answered 404")
+        #expect(!shown.contains("s3cr3t"))
+    }
+
+    @Test("A rate limit suggests when to try again, rounded with its unit")
+    func rateLimitSuggestion() {
+        var error = EndpointError(.rateLimited, "the server asks to wait")
+        error.retryAfter = .seconds(2.499998718)
+
+        #expect(error.recoverySuggestion == "Try again in 2.5 s.")
+        #expect(error.errorDescription == "The server asked to wait before trying again.")
+    }
 }
