@@ -90,6 +90,7 @@ struct DownloadIntegrationTests {
         }
 
         #expect(error.kind == .transportFailed)
+        #expect(error.request?.description.hasSuffix("/file/\(key)/4?cut=1") == true, "the error names the request")
         #expect(!destinationAfterCut, "the destination never holds part of a file")
         #expect(kept > 0 && kept < 4 << 20)
         #expect(resumedFrom == Int64(kept))

@@ -55,6 +55,24 @@ extension EndpointClient {
         defer { base.removeTemporaryBodyFile() }
         // Byte ranges count the bytes as sent; Linux URLSession would hand over inflated ones.
         if !base.headers.contains(.acceptEncoding) { base.headers[.acceptEncoding] = "identity" }
+        do {
+            return try await downloadFile(base, for: endpoint, to: destination, startedAt: started, report: report)
+        } catch {
+            // Failures of the file and of the body after the pipeline returned name the request too.
+            var error = error
+            if error.request == nil { error.request = redactor.summary(of: base) }
+            throw error.redactingSecrets(redactor.secrets(of: base))
+        }
+    }
+
+    /// The download of `base`, in one response or in parts, resumed where a partial file allows.
+    private func downloadFile<Kind: EndpointKind, Response>(
+        _ base: TransportRequest,
+        for endpoint: Endpoint<Kind, Response>,
+        to destination: URL,
+        startedAt started: ContinuousClock.Instant,
+        report: @escaping @Sendable (DownloadProgress) -> Void
+    ) async throws(EndpointError) -> EndpointKit.Response<URL> {
         let files = DownloadFiles(destination: destination)
         var resumption = files.resumption(for: base.url)
         if resumption == nil { files.discard() }

@@ -22,6 +22,10 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
     public var message: String
     /// The request's method and redacted URL, or `nil` when the failure happened before a URL existed.
     public var request: RequestSummary?
+    /// The hop that failed, when redirects led away from ``request``: the method and redacted URL of the request
+    /// that got the failing answer (a CDN's 403 behind the API's 302) or whose transfer failed; `nil` when it is
+    /// ``request`` itself.
+    public var hop: RequestSummary?
     /// The HTTP status code, or `nil` when no response arrived.
     public var statusCode: Int?
     /// The response headers, or `nil` when no response arrived. Sensitive values stay in here; ``description``
@@ -85,6 +89,7 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
     public var description: String {
         var parts = ["EndpointError.\(kind)"]
         if let request { parts.append(request.description) }
+        if let hop { parts.append("at hop \(hop.description)") }
         if let statusCode { parts.append("status \(statusCode)") }
         if let attempts, attempts > 1 { parts.append("after \(attempts) attempts") }
         parts.append(message)
@@ -98,12 +103,18 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
     public var customMirror: Mirror {
         var children: [(label: String?, value: Any)] = [("kind", kind), ("message", Self.singleLine(message))]
         if let request { children.append(("request", request)) }
+        if let hop { children.append(("hop", hop)) }
         if let statusCode { children.append(("statusCode", statusCode)) }
         if let bodySnippet { children.append(("bodySnippet", Self.singleLine(bodySnippet))) }
         if let codingPath { children.append(("codingPath", Self.singleLine(codingPath))) }
         if let attempts { children.append(("attempts", attempts)) }
         if let underlyingError { children.append(("underlyingError", "\(type(of: underlyingError))")) }
         return Mirror(self, children: children, displayStyle: .struct)
+    }
+
+    /// The attempt's deadline passed: `timeout`, rounded with its unit.
+    static func deadlinePassed(_ timeout: Duration) -> EndpointError {
+        EndpointError(.timedOut, "no complete response within the deadline of \(timeout.readable) (timeout)")
     }
 
     /// This error with every occurrence of `secrets` replaced in its message, body snippet, coding path and

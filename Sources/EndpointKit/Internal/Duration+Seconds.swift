@@ -26,10 +26,11 @@ extension Duration {
 
     /// The duration as a person reads it, rounded, with its unit: "250 ms", "2.5 s", "90 s", "2 h 5 min".
     var readable: String {
-        let seconds = inSeconds
+        // Rounded to the millisecond first, so that 0.9999996 s reads as "1 s", not "1000 ms".
+        let seconds = (inSeconds * 1000).rounded() / 1000
         switch seconds {
         case ..<1:
-            return "\(Int((seconds * 1000).rounded())) ms"
+            return "\(Int(seconds * 1000)) ms"
         case ..<10:
             let tenths = (seconds * 10).rounded() / 10
             return tenths == tenths.rounded() ? "\(Int(tenths)) s" : "\(tenths) s"

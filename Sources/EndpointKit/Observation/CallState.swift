@@ -28,6 +28,9 @@ final class CallState: Sendable {
         sent.withLock { $0.append(request) }
     }
 
+    /// The request sent last: the hop that answered, or failed, after any redirects.
+    var lastRequest: TransportRequest? { sent.withLock { $0.last } }
+
     /// The credential values the call's requests carried: secret header values (and their token after a
     /// scheme such as `Bearer`), secret query values and URL passwords.
     var secrets: Set<String> {

@@ -41,6 +41,10 @@ extension EndpointClient {
         } catch {
             var error = error
             if error.request == nil { error.request = redactor.summary(of: request) }
+            // After a redirect, the hop that failed is another request than the one the caller made.
+            if error.hop == nil, let last = call?.lastRequest, last.url != request.url {
+                error.hop = redactor.summary(of: last)
+            }
             if let count = call?.attemptCount, count > 0 { error.attempts = count }
             throw error.redactingSecrets(call?.secrets ?? [])
         }
@@ -191,7 +195,7 @@ extension EndpointClient {
             }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let response = first else {
-                throw EndpointError(.timedOut, "no complete response within the deadline of \(context.timeout) s")
+                throw EndpointError.deadlinePassed(.seconds(context.timeout))
             }
             return response
         }
@@ -220,7 +224,7 @@ extension EndpointClient {
             }
         } catch {
             guard expired.withLock({ $0 }) else { throw error }
-            throw EndpointError(.timedOut, "no complete response within the deadline of \(seconds) s")
+            throw EndpointError.deadlinePassed(.seconds(seconds))
         }
     }
 
@@ -248,7 +252,7 @@ extension EndpointClient {
             if let deadline {
                 let left = ContinuousClock.now.duration(to: deadline)
                 guard left > .zero else {
-                    throw EndpointError(.timedOut, "no complete response within the deadline of \(context.timeout) s")
+                    throw EndpointError.deadlinePassed(.seconds(context.timeout))
                 }
                 current.timeout = left
             }

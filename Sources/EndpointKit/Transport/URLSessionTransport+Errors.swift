@@ -12,8 +12,13 @@ extension URLSessionTransport {
     ///   - error: What URLSession reported, or `nil` when a task ended without a response or an error.
     ///   - afterHead: Whether the response head had arrived; a connection lost after it means the body was cut
     ///     short, which is transient whatever code Linux gives it (it often reports an unknown error).
+    ///   - idleTimeout: The idle timeout that applied and the setting it came from, named when it passes.
     /// - Returns: The error to report.
-    static func endpointError(from error: (any Error)?, afterHead: Bool) -> EndpointError {
+    static func endpointError(
+        from error: (any Error)?,
+        afterHead: Bool,
+        idleTimeout: (seconds: TimeInterval, setting: String) = (60, "URLSession's default")
+    ) -> EndpointError {
         guard let error else {
             return EndpointError(.transportFailed, "the transfer ended without a response", isTransient: true)
         }
@@ -25,7 +30,12 @@ extension URLSessionTransport {
         case .cancelled:
             return EndpointError(.cancelled, "the transfer was cancelled", underlyingError: error)
         case .timedOut:
-            return EndpointError(.timedOut, "no data arrived within the idle timeout", underlyingError: error)
+            let wait = Duration.seconds(idleTimeout.seconds).readable
+            return EndpointError(
+                .timedOut,
+                "no data arrived for \(wait), the idle timeout (\(idleTimeout.setting))",
+                underlyingError: error
+            )
         default:
             let reason = urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(urlError.code)"
             if !afterHead, isSecureConnectionFailure(urlError, reason: reason) {

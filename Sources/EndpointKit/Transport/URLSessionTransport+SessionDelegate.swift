@@ -33,6 +33,7 @@ extension URLSessionTransport {
             var announcedLength: Int?
             var received = 0
             var deadline: DeadlineScheduler.Token?
+            let idleTimeout: (seconds: TimeInterval, setting: String)
 
             init(
                 caller: CheckedContinuation<TransportResponse, any Error>,
@@ -47,6 +48,7 @@ extension URLSessionTransport {
                 timeoutCoversBody = request.timeoutCoversBody
                 bodySink = request.bodySink
                 uploadProgress = request.uploadProgress
+                idleTimeout = URLSessionTransport.idleTimeout(of: request)
                 self.finished = finished
             }
         }
@@ -132,7 +134,7 @@ extension URLSessionTransport {
                 return (exchange.caller, exchange.body)
             }
             guard caller != nil || body != nil else { return }
-            let error = EndpointError(.timedOut, "no complete response within the deadline of \(timeout)")
+            let error = EndpointError.deadlinePassed(timeout)
             caller?.resume(throwing: error)
             body?.finish(throwing: error)
             Self.stop(task)
@@ -193,7 +195,11 @@ extension URLSessionTransport {
             defer { exchange.finished() }
             let failure: EndpointError?
             if let error {
-                failure = URLSessionTransport.endpointError(from: error, afterHead: exchange.response != nil)
+                failure = URLSessionTransport.endpointError(
+                    from: error,
+                    afterHead: exchange.response != nil,
+                    idleTimeout: exchange.idleTimeout
+                )
             } else if let announced = exchange.announcedLength, exchange.received < announced {
                 failure = URLSessionTransport.truncated(received: exchange.received, announced: announced)
             } else {

@@ -181,9 +181,7 @@ public final class URLSessionTransport: Transport {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        // A body streamed past the deadline is bounded by the idle timeout alone: the total one must not stand in.
-        let idle = request.idleTimeout ?? (request.timeoutCoversBody ? request.timeout : nil)
-        urlRequest.timeoutInterval = wholeSeconds(idle?.inSeconds ?? 60)
+        urlRequest.timeoutInterval = idleTimeout(of: request).seconds
         var seen = Set<HTTPHeaders.Name>()
         for field in request.headers where seen.insert(field.name).inserted {
             // Repeated names are joined with ", ", as RFC 9110 allows for every field but Set-Cookie.
@@ -219,7 +217,7 @@ public final class URLSessionTransport: Transport {
                 (data, response) = try await session.data(for: urlRequest)
             }
         } catch {
-            throw Self.endpointError(from: error, afterHead: false)
+            throw Self.endpointError(from: error, afterHead: false, idleTimeout: Self.idleTimeout(of: request))
         }
         guard let http = response as? HTTPURLResponse else {
             throw EndpointError(.transportFailed, "the response is not an HTTP response")
@@ -256,6 +254,16 @@ public final class URLSessionTransport: Transport {
             try? FileManager.default.removeItem(at: file)
             throw error
         }
+    }
+
+    /// The idle timeout URLSession applies to `request`, and the setting it comes from, for error messages.
+    static func idleTimeout(of request: TransportRequest) -> (seconds: TimeInterval, setting: String) {
+        // A body streamed past the deadline is bounded by the idle timeout alone: the total one must not stand in.
+        if let idle = request.idleTimeout { return (wholeSeconds(idle.inSeconds), "idleTimeout") }
+        if request.timeoutCoversBody, let timeout = request.timeout {
+            return (wholeSeconds(timeout.inSeconds), "timeout")
+        }
+        return (60, "URLSession's default")
     }
 
     static func wholeSeconds(_ interval: TimeInterval) -> TimeInterval {

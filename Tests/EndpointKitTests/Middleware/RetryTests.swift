@@ -285,6 +285,7 @@ import FoundationNetworking
         #expect(Duration.milliseconds(250).readable == "250 ms")
         #expect(Duration.seconds(2.499998718).readable == "2.5 s")
         #expect(Duration.seconds(3).readable == "3 s")
+        #expect(Duration.seconds(0.9999996).readable == "1 s")
         #expect(Duration.seconds(90).readable == "90 s")
         #expect(Duration.seconds(600).readable == "10 min")
         #expect(Duration.seconds(7500).readable == "2 h 5 min")

@@ -25,7 +25,12 @@ extension AsyncHTTPClientTransport {
             return EndpointError(.cancelled, "the transfer was cancelled", underlyingError: error)
         }
         if error is ResponseChunks.IdleTimeout {
-            return EndpointError(.timedOut, "no data arrived within the idle timeout", underlyingError: error)
+            let wait = idleTimeout.map { " for \(Self.seconds($0)) s" } ?? ""
+            return EndpointError(
+                .timedOut,
+                "no data arrived\(wait), the idle timeout (idleTimeout)",
+                underlyingError: error
+            )
         }
         if let error = error as? HTTPClientError {
             return endpointError(from: error, part: part, afterHead: afterHead, idleTimeout: idleTimeout)
@@ -52,6 +57,13 @@ extension AsyncHTTPClientTransport {
         return EndpointError(.transportFailed, "\(part): \(error)", underlyingError: error, isTransient: transient)
     }
 
+    /// `duration` in seconds, rounded to a tenth: "2.5", "60".
+    private static func seconds(_ duration: Duration) -> String {
+        let (whole, fraction) = duration.components
+        let tenths = (Double(whole) * 10 + Double(fraction) / 1e17).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int64(tenths / 10))" : "\(tenths / 10)"
+    }
+
     private static func endpointError(
         from error: HTTPClientError,
         part: String,
@@ -63,9 +75,10 @@ extension AsyncHTTPClientTransport {
             return EndpointError(.cancelled, "the transfer was cancelled", underlyingError: error)
         case .deadlineExceeded:
             let message =
-                idleTimeout == nil
-                ? "no response head arrived within the attempt's deadline"
-                : "no response head arrived within the idle timeout or the attempt's deadline, whichever is shorter"
+                idleTimeout.map {
+                    "no response head arrived within the idle timeout of \(Self.seconds($0)) s (idleTimeout) or the "
+                        + "attempt's deadline (timeout), whichever is shorter"
+                } ?? "no response head arrived within the attempt's deadline (timeout)"
             return EndpointError(.timedOut, message, underlyingError: error)
         case .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
             return EndpointError(.timedOut, "\(part): \(error)", underlyingError: error)
