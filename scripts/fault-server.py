@@ -25,14 +25,17 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     GET  /bomb/KEY/N       counted; N MiB of zeros as Content-Encoding: gzip (about 1 KiB per MiB), 16 KiB at
                            a time; the compressed bytes it sent as bomb-sent/KEY, and bomb-done/KEY once it is over
                            (sent or cut). ?encoding=deflate sends zlib data
-    ANY  /echo/KEY         200 with the request body, counted
+    ANY  /echo/KEY         200 with the request body, counted; ?quiet-close=1 answers a request that asks to close
+                           as Python's http.server does: without Connection: close in the answer, head and body in
+                           two writes, then the sending side shut
     ANY  /drop-reused/KEY  counted; answered when it is the first request on its connection, otherwise the
                            connection is closed without an answer (a keep-alive connection the server dropped)
     GET  /file/KEY/N       counted; N MiB whose byte i is (i * 31 + 7) % 251, with ETag "v1" (?etag=X, or none with ?etag=none), honouring
                            Range: bytes=S- or bytes=S-E (206, or 416 past the end) when If-Range is absent or matches
                            (or always, with ?ignore-if-range=1). Another ETag serves other bytes: those of "v1"
                            shifted by the sum of the ETag's bytes, mod 251.
-                           ?cut=1 cuts the first answer for KEY after half its body; ?ignore-range=1 answers
+                           ?cut=1 cuts the first answer for KEY after half its body; ?extra=B sends the bytes B
+                           (URL-safe base64) after the body, past its Content-Length; ?ignore-range=1 answers
                            every request with the whole file; ?pace=1 sends 64 KiB every 2 ms; an X-Option: NAME=VALUE[,NAME=VALUE]
                            header sets options without changing the URL. Counts file-range/KEY for requests with a Range and
                            file-auth/KEY for requests with an Authorization header, and file-closed/KEY when the client
@@ -353,6 +356,10 @@ class Handler(socketserver.BaseRequestHandler):
                             time.sleep(0.002)
                     else:
                         sock.sendall(data)
+                    if options.get("extra"):
+                        # Bytes past the announced length, as a broken or hostile server sends them.
+                        extra = options["extra"]
+                        sock.sendall(base64.urlsafe_b64decode(extra + "=" * (-len(extra) % 4)))
                 except OSError:
                     count("file-closed/" + key)
                     return
@@ -471,6 +478,17 @@ class Handler(socketserver.BaseRequestHandler):
                     return
             elif kind == "echo":
                 count("echo/" + key)
+                if "quiet-close" in options_of(target, headers):
+                    # As Python's http.server answers a request that asks to close: no Connection: close in the
+                    # answer, the head and the body in two writes, then a close of the sending side.
+                    head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                    head += f"Content-Length: {len(body)}\r\n\r\n"
+                    sock.sendall(head.encode())
+                    sock.sendall(body)
+                    if closing:
+                        sock.shutdown(socket.SHUT_WR)
+                        return
+                    continue
                 respond(sock, 200, body, "application/octet-stream", closing)
             else:
                 respond(sock, 404, b"{}")

@@ -6,6 +6,8 @@ import Testing
 import FoundationNetworking
 #endif
 
+private struct EchoTally: Decodable { var count: Int }
+
 @Suite(.timeLimit(.minutes(1)), .serialized)
 struct LoadIntegrationTests {
     @Test("1,000 requests through the full chain with 64 in flight all succeed with their own bodies")
@@ -54,6 +56,55 @@ struct LoadIntegrationTests {
         #expect(throttle.inFlight == 0 && throttle.waiting == 0)
     }
 
+    @Test("1,000 POSTs of 16 B to 32 KiB with 64 in flight are each echoed byte for byte, and each reaches the server once")
+    func thousandPosts() async throws {
+        let seed = UInt64.random(in: 0..<UInt64.max)
+        print("LoadIntegrationTests.thousandPosts seed: \(seed)")
+        var generator = SeededGenerator(seed: seed)
+        let bodies = (0..<1_000).map { index in
+            let size = Int.random(in: 16...32 * 1024, using: &generator)
+            return Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
+        }
+        let key = UUID().uuidString
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            transport: URLSessionTransport(configuration: Self.sixtyFourPerHost()),
+            middleware: [Retry(), Throttle(maxConcurrent: 64)]
+        )
+        let started = ContinuousClock.now
+
+        let results = await withTaskGroup(of: (Int, Result<Data, EndpointError>).self) { group in
+            for (index, body) in bodies.enumerated() {
+                group.addTask {
+                    // Answered as Python's http.server answers: fresh connections sent through one shared session
+                    // stalled against it until their timeout (6 to 20 of 1,000).
+                    var post = Endpoint<EndpointKinds.Public, Data>(
+                        method: .post,
+                        path: "echo/\(key)",
+                        queryItems: [URLQueryItem(name: "quiet-close", value: "1")],
+                        body: DataBody(body)
+                    )
+                    post.timeout = 30
+                    do throws(EndpointError) {
+                        return (index, .success(try await client.response(for: post)))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            return await group.reduce(into: [(Int, Result<Data, EndpointError>)]()) { $0.append($1) }
+        }
+        let elapsed = ContinuousClock.now - started
+        let arrivals = try await client.response(for: Endpoint<EndpointKinds.Public, EchoTally>(path: "count/echo/\(key)"))
+            .count
+        print("LoadIntegrationTests.thousandPosts: 1,000 POSTs in \(elapsed)")
+
+        let failures = results.compactMap { _, result in if case .failure(let error) = result { error } else { nil } }
+        #expect(failures.isEmpty, "\(failures.count) failed: \(failures.prefix(3).map(\.description))")
+        #expect(results.allSatisfy { index, result in (try? result.get()) == bodies[index] })
+        #expect(arrivals == 1_000, "the server received \(arrivals) POSTs for 1,000 calls")
+    }
+
     @Test("1,000 requests in flight, cancelled together, all end promptly as cancelled and leave nothing behind")
     func thousandCancelled() async throws {
         let transport = URLSessionTransport(configuration: PipelineIntegrationTests.wideConfiguration())
@@ -95,6 +146,13 @@ struct LoadIntegrationTests {
         #expect(remaining == 0, "\(remaining) URLSession tasks still running")
     }
 
+    /// 64 connections per host, as many as calls in flight: the set-up in which fresh connections once stalled.
+    private static func sixtyFourPerHost() -> URLSessionConfiguration {
+        let configuration = URLSessionTransport.defaultConfiguration()
+        configuration.httpMaximumConnectionsPerHost = 64
+        return configuration
+    }
+
     private static func runningTasks(in session: URLSession) async -> Int {
         await withCheckedContinuation { continuation in
             session.getAllTasks { tasks in
@@ -106,5 +164,20 @@ struct LoadIntegrationTests {
     private static func kind(of result: Result<EmptyResponse, any Error>) -> EndpointError.Kind {
         guard case .failure(let error) = result else { return EndpointError.Kind("succeeded") }
         return (error as? EndpointError)?.kind ?? EndpointError.Kind("untyped: \(error)")
+    }
+}
+
+/// A seeded generator (SplitMix64), so that a failing run can be repeated with the seed it printed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 }

@@ -10,8 +10,10 @@ import Foundation
 ///
 /// ## The contract
 /// A transport knows nothing of endpoints, kinds, middleware or decoding. It must:
-/// - **Return every status as a response.** A 404 or a 500 is a ``TransportResponse``, not an error; throw
-///   only when no response head arrived.
+/// - **Return every final status as a response.** A 404 or a 500 is a ``TransportResponse``, not an error;
+///   throw only when no final response head arrived. **Never return a 1xx**: an informational head (`100
+///   Continue`, `103 Early Hints`) is skipped for the final one that follows, and a `101 Switching Protocols`
+///   nobody asked for is a ``EndpointError/Kind/transportFailed`` error with ``EndpointError/statusCode`` 101.
 /// - **Never follow redirects.** A 3xx is returned as it is: ``EndpointClient`` follows it by its
 ///   ``RedirectPolicy``, which strips credentials on a change of origin.
 /// - **Send the request as given.** The method, URL, headers and body of the ``TransportRequest``, checked
@@ -27,7 +29,12 @@ import Foundation
 ///   or ``EndpointError/Kind/responseTooLarge``. Anything else it throws is reported as a non-transient
 ///   `transportFailed`.
 /// - **Say what it does with non-idempotent requests** on a connection that fails: whether it may send a
-///   request a second time by itself. ``URLSessionTransport`` documents its answer.
+///   request a second time by itself. ``URLSessionTransport`` sends each non-idempotent request without an
+///   `Idempotency-Key` on a connection of its own that carries no other request, because libcurl would resend
+///   it on a reused connection that died; `AsyncHTTPClientTransport` never resends a request.
+/// - **Say what it does with bytes past a response's length.** `AsyncHTTPClientTransport` never reuses a
+///   connection that carried them; Linux ``URLSessionTransport`` cannot see them (libcurl keeps the connection),
+///   so it downloads files on connections of their own; see its documentation.
 public protocol Transport: Sendable {
     /// Sends `request` and returns the response head and its body, whatever the status.
     func send(_ request: TransportRequest) async throws -> TransportResponse

@@ -31,9 +31,9 @@ import FoundationNetworking
 /// - **Non-idempotent requests are sent once.** Linux URLSession (libcurl) silently sends a request again when
 ///   the reused keep-alive connection it went out on closes without an answer, after stalling until the
 ///   timeout: a `POST` reaches the server twice. So a `POST`, `PATCH` or other non-idempotent request without
-///   an `Idempotency-Key` header goes out on a fresh connection of its own (a second session whose requests
-///   carry `Connection: close`), which libcurl never resends; it costs a connection set-up (a TLS handshake
-///   for https) per such request. Turn it off with `sendsNonIdempotentRequestsOnFreshConnections: false`, or
+///   an `Idempotency-Key` header goes out on a fresh connection of its own (a session of its own, whose one
+///   request carries `Connection: close`), which libcurl never reuses nor resends; it costs a connection set-up
+///   (a TLS handshake for https) per such request. Turn it off with `sendsNonIdempotentRequestsOnFreshConnections: false`, or
 ///   add ``IdempotencyKey`` so the server can recognise a repeat. Apple's URLSession decides about connection
 ///   reuse itself and may ignore `Connection: close`; there the guarantee rests on an `Idempotency-Key`.
 /// - **Compressed responses** are inflated by URLSession before EndpointKit counts them: the response size
@@ -44,9 +44,9 @@ public final class URLSessionTransport: Transport {
     public let session: URLSession
     /// The delegate that streams bodies, when the transport owns its session.
     private let delegate: SessionDelegate?
-    /// The session for non-idempotent requests, each on a fresh connection, with its own delegate (task
-    /// identifiers are per session); `nil` when turned off or the session is yours.
-    private let fresh: (session: URLSession, delegate: SessionDelegate)?
+    /// The configuration of the one-request sessions that non-idempotent requests go out on, each on a fresh
+    /// connection; `nil` when turned off or the session is yours.
+    private let freshConfiguration: URLSessionConfiguration?
     /// The line of requests waiting for a connection slot, per host, when the transport owns its session.
     private let queue: HostQueue?
 
@@ -67,14 +67,10 @@ public final class URLSessionTransport: Transport {
         self.delegate = delegate
         queue = HostQueue(limit: max(1, configuration.httpMaximumConnectionsPerHost))
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        if sendsNonIdempotentRequestsOnFreshConnections {
-            let freshDelegate = SessionDelegate()
-            fresh = (
-                URLSession(configuration: configuration, delegate: freshDelegate, delegateQueue: nil), freshDelegate
-            )
-        } else {
-            fresh = nil
-        }
+        // Copied: a session copies its configuration too, and the caller may change theirs afterwards.
+        freshConfiguration =
+            sendsNonIdempotentRequestsOnFreshConnections
+            ? (configuration.copy() as? URLSessionConfiguration) ?? configuration : nil
     }
 
     /// Creates a transport that sends through `session`, which you keep configuring and own.
@@ -85,13 +81,12 @@ public final class URLSessionTransport: Transport {
     public init(session: URLSession) {
         self.session = session
         self.delegate = nil
-        self.fresh = nil
+        self.freshConfiguration = nil
         self.queue = nil
     }
 
     deinit {
         if delegate != nil { session.finishTasksAndInvalidate() }
-        fresh?.session.finishTasksAndInvalidate()
     }
 
     /// An ephemeral configuration without cookies or a URL cache.
@@ -135,8 +130,9 @@ public final class URLSessionTransport: Transport {
             if let spooledBody { try? FileManager.default.removeItem(at: spooledBody) }
             throw EndpointError(.cancelled, "the task was cancelled while waiting for a connection slot")
         }
-        let (session, delegate) = route(request) ?? (self.session, pooledDelegate)
-        if session !== self.session { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
+        let oneRequestSession = route(request)
+        let (session, delegate) = oneRequestSession ?? (self.session, pooledDelegate)
+        if oneRequestSession != nil { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
         let task: URLSessionTask
         do {
             if let spooledBody {
@@ -163,17 +159,26 @@ public final class URLSessionTransport: Transport {
         let finished: @Sendable () -> Void = {
             queue.release(host)
             if let spooled { try? FileManager.default.removeItem(at: spooled) }
+            // Its connection goes with it: no later request can be sent, or sent again, on it.
+            if oneRequestSession != nil { session.finishTasksAndInvalidate() }
         }
         return try await delegate.run(task, sending: request, in: session, finished: finished)
     }
 
-    /// The fresh-connection session for a non-idempotent request without an `Idempotency-Key`, or `nil` for the
-    /// pooled one.
+    /// A session of its own for a non-idempotent request without an `Idempotency-Key`, or `nil` for the pooled
+    /// one.
+    ///
+    /// One session per request, not one shared session whose requests carry `Connection: close`: libcurl keeps a
+    /// connection in its pool when the answer does not repeat `Connection: close` (Python's http.server, among
+    /// others, closes without saying so), reuses it dead, and the request stalls until its timeout (20 of 1,000
+    /// concurrent POSTs, 64 in flight). A session's pool ends with the session, so the request is the only one
+    /// its connection ever carries.
     private func route(_ request: TransportRequest) -> (URLSession, SessionDelegate)? {
-        guard let fresh, !request.method.isIdempotent, !request.headers.contains(IdempotencyKey.defaultHeader) else {
-            return nil
-        }
-        return fresh
+        guard let freshConfiguration, !request.method.isIdempotent,
+            !request.headers.contains(IdempotencyKey.defaultHeader)
+        else { return nil }
+        let delegate = SessionDelegate()
+        return (URLSession(configuration: freshConfiguration, delegate: delegate, delegateQueue: nil), delegate)
     }
 
     /// A `URLRequest` for `request`, without its body.
