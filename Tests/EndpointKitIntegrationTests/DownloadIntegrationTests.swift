@@ -401,4 +401,51 @@ struct DownloadIntegrationTests {
         #expect(error.bodySnippet?.contains("404") == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
+
+    @Test("A second download to a destination another download is writing fails at once, sending nothing; later ones work")
+    func oneDownloadPerDestination() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        let stalled = Endpoint<EndpointKinds.Public, URL>(path: "stall-body/\(key)")
+        let file = Endpoint<EndpointKinds.Public, URL>(path: "file/\(key)/2")
+
+        let first = Task { try await client.download(for: stalled, to: destination).result() }
+        // The server's count says the first download is under way: its head arrived and 10 bytes were sent.
+        while try await counter("stall-body-sent", key) < 1 { await Task.yield() }
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.download(for: file, to: destination).result()
+        }
+        let sentWhileBusy = try await counter("file", key)
+        first.cancel()
+        _ = await first.result
+        let later = try await client.download(for: file, to: destination).result()
+
+        #expect(error.kind == .invalidRequest)
+        #expect(error.message.contains("another download to \(destination.path) is under way"))
+        #expect(sentWhileBusy == 0, "the refused download must not reach the server")
+        #expect(try Data(contentsOf: later.value) == expectedFile(mebibytes: 2))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["file.bin"])
+    }
+
+    @Test("A destination in a folder that does not exist fails before anything is sent, saying so, and is not transient")
+    func missingFolder() async throws {
+        let key = UUID().uuidString
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        let destination = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ek-missing-\(UUID().uuidString)/file.bin")
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.download(for: Endpoint<EndpointKinds.Public, URL>(path: "file/\(key)/1"), to: destination)
+                .result()
+        }
+
+        #expect(error.kind == .invalidRequest)
+        #expect(!error.isTransient)
+        #expect(error.message.contains("does not exist"))
+        #expect(error.request != nil)
+        #expect(try await counter("file", key) == 0)
+    }
 }

@@ -56,6 +56,8 @@ extension EndpointClient {
         // Byte ranges count the bytes as sent; Linux URLSession would hand over inflated ones.
         if !base.headers.contains(.acceptEncoding) { base.headers[.acceptEncoding] = "identity" }
         do {
+            let lock = try DownloadLock.claim(destination)
+            defer { lock.release() }
             return try await downloadFile(base, for: endpoint, to: destination, startedAt: started, report: report)
         } catch {
             // Failures of the file and of the body after the pipeline returned name the request too.

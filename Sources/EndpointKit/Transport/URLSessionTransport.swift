@@ -36,6 +36,11 @@ import FoundationNetworking
 ///   (a TLS handshake for https) per such request. Turn it off with `sendsNonIdempotentRequestsOnFreshConnections: false`, or
 ///   add ``IdempotencyKey`` so the server can recognise a repeat. Apple's URLSession decides about connection
 ///   reuse itself and may ignore `Connection: close`; there the guarantee rests on an `Idempotency-Key`.
+/// - **Downloads go on connections of their own.** Linux URLSession cannot see bytes a server sends past a
+///   response's `Content-Length`, and would hand them to the next request on the same connection as its answer;
+///   a download (``EndpointClient/download(for:using:to:)``) is neither sent on a connection another request used
+///   nor leaves one behind. Ordinary requests share connections and rely on the server not to smuggle bytes: for
+///   servers you do not trust, use `AsyncHTTPClientTransport`, which drops such a connection.
 /// - **Compressed responses** are inflated by URLSession before EndpointKit counts them: the response size
 ///   limit applies to the inflated bytes, and URLSession may inflate a chunk beyond it before the transfer
 ///   stops.
@@ -44,9 +49,10 @@ public final class URLSessionTransport: Transport {
     public let session: URLSession
     /// The delegate that streams bodies, when the transport owns its session.
     private let delegate: SessionDelegate?
-    /// The configuration of the one-request sessions that non-idempotent requests go out on, each on a fresh
-    /// connection; `nil` when turned off or the session is yours.
+    /// The configuration of the one-request sessions that downloads and non-idempotent requests go out on, each
+    /// on a fresh connection; `nil` when the session is yours.
     private let freshConfiguration: URLSessionConfiguration?
+    private let sendsNonIdempotentRequestsOnFreshConnections: Bool
     /// The line of requests waiting for a connection slot, per host, when the transport owns its session.
     private let queue: HostQueue?
 
@@ -68,9 +74,8 @@ public final class URLSessionTransport: Transport {
         queue = HostQueue(limit: max(1, configuration.httpMaximumConnectionsPerHost))
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         // Copied: a session copies its configuration too, and the caller may change theirs afterwards.
-        freshConfiguration =
-            sendsNonIdempotentRequestsOnFreshConnections
-            ? (configuration.copy() as? URLSessionConfiguration) ?? configuration : nil
+        freshConfiguration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        self.sendsNonIdempotentRequestsOnFreshConnections = sendsNonIdempotentRequestsOnFreshConnections
     }
 
     /// Creates a transport that sends through `session`, which you keep configuring and own.
@@ -82,6 +87,7 @@ public final class URLSessionTransport: Transport {
         self.session = session
         self.delegate = nil
         self.freshConfiguration = nil
+        self.sendsNonIdempotentRequestsOnFreshConnections = false
         self.queue = nil
     }
 
@@ -165,8 +171,13 @@ public final class URLSessionTransport: Transport {
         return try await delegate.run(task, sending: request, in: session, finished: finished)
     }
 
-    /// A session of its own for a non-idempotent request without an `Idempotency-Key`, or `nil` for the pooled
-    /// one.
+    /// A session of its own for a download or a non-idempotent request without an `Idempotency-Key`, or `nil`
+    /// for the pooled one.
+    ///
+    /// A download goes alone because Linux URLSession cannot see bytes a server sends past a body's
+    /// `Content-Length`: libcurl keeps the connection, and the next request on it reads them as its answer (a
+    /// download reported success with 4 bytes a server had smuggled after the file before). A file is large
+    /// and asked for once, so a connection of its own costs little.
     ///
     /// One session per request, not one shared session whose requests carry `Connection: close`: libcurl keeps a
     /// connection in its pool when the answer does not repeat `Connection: close` (Python's http.server, among
@@ -174,9 +185,12 @@ public final class URLSessionTransport: Transport {
     /// concurrent POSTs, 64 in flight). A session's pool ends with the session, so the request is the only one
     /// its connection ever carries.
     private func route(_ request: TransportRequest) -> (URLSession, SessionDelegate)? {
-        guard let freshConfiguration, !request.method.isIdempotent,
-            !request.headers.contains(IdempotencyKey.defaultHeader)
-        else { return nil }
+        guard let freshConfiguration else { return nil }
+        let isDownload = request.bodySink != nil
+        let mightBeResent =
+            sendsNonIdempotentRequestsOnFreshConnections && !request.method.isIdempotent
+            && !request.headers.contains(IdempotencyKey.defaultHeader)
+        guard isDownload || mightBeResent else { return nil }
         let delegate = SessionDelegate()
         return (URLSession(configuration: freshConfiguration, delegate: delegate, delegateQueue: nil), delegate)
     }
