@@ -103,6 +103,17 @@ public final class AsyncHTTPClientTransport: Transport {
         }
         let headReceivedAt = ContinuousClock.now
         let headers = Self.headers(from: response.headers)
+        // SwiftNIO skips informational heads (103 Early Hints) itself; a 101 nobody asked for ends HTTP on the
+        // connection, and is never an answer. Dropping the body closes it.
+        if (100..<200).contains(response.status.code) {
+            throw EndpointError(
+                .transportFailed,
+                "the server answered \(response.status.code) \(response.status.reasonPhrase) (upgrade to "
+                    + "\(headers["upgrade"] ?? "an unnamed protocol")), though the request asked for no upgrade",
+                statusCode: Int(response.status.code),
+                responseHeaders: headers
+            )
+        }
         let body = ResponseBody(
             length: Self.announcedLength(
                 of: response.headers,

@@ -36,4 +36,37 @@ struct HostileServerTests {
         #expect(error.statusCode == 101)
         #expect(error.description.contains("101 Switching Protocols"))
     }
+
+    @Test("Bytes a server sends past Content-Length never become the next request's answer, nor the next download's")
+    func bytesPastContentLength() async throws {
+        let client = TestServers.client(try TestServers.fault(), transport)
+        let key = UUID().uuidString
+        let smuggled =
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+            + "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nContent-Type: application/octet-stream\r\n\r\nEVIL"
+        let extra = Data("HTTP/1.1 200 OK\r\nContent-Length: 4\r\nETag: \"v1\"\r\n\r\nEVIL".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-ahc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let first = try await client.response(for: RawResponse.endpoint(key, smuggled))
+        let second = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)"))
+        _ = try await client.download(
+            for: Endpoint<EndpointKinds.Public, URL>(
+                path: "file/\(key)/1",
+                queryItems: [URLQueryItem(name: "extra", value: extra)]
+            ),
+            to: folder.appendingPathComponent("first.bin")
+        ).result()
+        let next = try await client.download(
+            for: Endpoint<EndpointKinds.Public, URL>(path: "file/\(UUID().uuidString)/1"),
+            to: folder.appendingPathComponent("second.bin")
+        ).result()
+
+        #expect(first == Data("hello".utf8))
+        #expect(second.isEmpty, "the GET with no body was answered by the smuggled response")
+        #expect(try Data(contentsOf: next.value).count == 1 << 20)
+    }
 }
