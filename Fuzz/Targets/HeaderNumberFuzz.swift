@@ -32,7 +32,9 @@ enum HeaderNumberFuzz {
             guard let range = ContentRange(text) else { continue }
             if let start = range.start, let end = range.end {
                 require(start >= 0 && start <= end, "Content-Range \(text.debugDescription) read as \(range)")
-                if let total = range.total { require(end < total, "Content-Range \(text.debugDescription) past its total") }
+                if let total = range.total {
+                    require(end < total, "Content-Range \(text.debugDescription) past its total")
+                }
             }
             if let total = range.total { require(total >= 0, "Content-Range \(text.debugDescription): negative total") }
         }

@@ -138,7 +138,11 @@ public final class TestClock: Clock, Sendable {
     ///     timer that is longer.
     ///   - timeout: How much real time to wait before giving up.
     /// - Throws: ``WaitTimedOut``, listing the pending sleeps, when `timeout` of real time passes first.
-    public func waitForSleep(atLeast minimum: Duration, atMost maximum: Duration? = nil, timeout: Duration = .seconds(10))
+    public func waitForSleep(
+        atLeast minimum: Duration,
+        atMost maximum: Duration? = nil,
+        timeout: Duration = .seconds(10)
+    )
         async throws(WaitTimedOut)
     {
         let bounds = maximum.map { "\(minimum)…\($0)" } ?? "at least \(minimum)"

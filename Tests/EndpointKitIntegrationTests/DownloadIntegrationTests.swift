@@ -402,7 +402,9 @@ struct DownloadIntegrationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
-    @Test("A second download to a destination another download is writing fails at once, sending nothing; later ones work")
+    @Test(
+        "A second download to a destination another download is writing fails at once, sending nothing; later ones work"
+    )
     func oneDownloadPerDestination() async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -430,7 +432,9 @@ struct DownloadIntegrationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["file.bin"])
     }
 
-    @Test("A destination in a folder that does not exist fails before anything is sent, saying so, and is not transient")
+    @Test(
+        "A destination in a folder that does not exist fails before anything is sent, saying so, and is not transient"
+    )
     func missingFolder() async throws {
         let key = UUID().uuidString
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))

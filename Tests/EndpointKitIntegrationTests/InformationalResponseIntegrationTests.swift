@@ -5,7 +5,10 @@ import Testing
 /// A 1xx response is never the answer: a transport skips it, and an unasked-for `101` is an error at once.
 @Suite(.timeLimit(.minutes(1)))
 struct InformationalResponseIntegrationTests {
-    @Test("103 Early Hints, then 200: the call returns the 200 and its body", arguments: ["103 Early Hints", "100 Continue"])
+    @Test(
+        "103 Early Hints, then 200: the call returns the 200 and its body",
+        arguments: ["103 Early Hints", "100 Continue"]
+    )
     func earlyHintsSkipped(status: String) async throws {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
         let bytes =

@@ -56,7 +56,9 @@ struct LoadIntegrationTests {
         #expect(throttle.inFlight == 0 && throttle.waiting == 0)
     }
 
-    @Test("1,000 POSTs of 16 B to 32 KiB with 64 in flight are each echoed byte for byte, and each reaches the server once")
+    @Test(
+        "1,000 POSTs of 16 B to 32 KiB with 64 in flight are each echoed byte for byte, and each reaches the server once"
+    )
     func thousandPosts() async throws {
         let seed = UInt64.random(in: 0..<UInt64.max)
         print("LoadIntegrationTests.thousandPosts seed: \(seed)")
@@ -95,8 +97,10 @@ struct LoadIntegrationTests {
             return await group.reduce(into: [(Int, Result<Data, EndpointError>)]()) { $0.append($1) }
         }
         let elapsed = ContinuousClock.now - started
-        let arrivals = try await client.response(for: Endpoint<EndpointKinds.Public, EchoTally>(path: "count/echo/\(key)"))
-            .count
+        let arrivals = try await client.response(
+            for: Endpoint<EndpointKinds.Public, EchoTally>(path: "count/echo/\(key)")
+        )
+        .count
         print("LoadIntegrationTests.thousandPosts: 1,000 POSTs in \(elapsed)")
 
         let failures = results.compactMap { _, result in if case .failure(let error) = result { error } else { nil } }

@@ -99,7 +99,11 @@ struct ContentRange: Equatable {
     /// at most the last's, and the last before the total when the total is known (RFC 9110, 14.4).
     init?(_ value: String?) {
         guard let value, value.hasPrefix("bytes ") else { return nil }
-        let parts = value.dropFirst("bytes ".count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        let parts = value.dropFirst("bytes ".count).split(
+            separator: "/",
+            maxSplits: 1,
+            omittingEmptySubsequences: false
+        )
         guard parts.count == 2 else { return nil }
         let totalText = parts[1].trimmingCharacters(in: .whitespaces)
         if totalText == "*" {

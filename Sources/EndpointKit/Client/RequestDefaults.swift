@@ -15,9 +15,13 @@ public struct RequestDefaults: Sendable, CustomReflectable {
     public var encoder: JSONEncoder
     /// Decodes response bodies.
     public var decoder: JSONDecoder
-    /// Seconds one attempt may take, all of its redirect hops and its whole body included, before failing
-    /// with ``EndpointError/Kind/timedOut``: a total deadline, enforced by EndpointKit itself (fractions
-    /// included); `.infinity` for none. It must be positive.
+    /// Seconds one attempt may take, all of its redirect hops included, before failing with
+    /// ``EndpointError/Kind/timedOut``: a total deadline, enforced by EndpointKit itself (fractions included);
+    /// `.infinity` for none. It must be positive.
+    ///
+    /// For a response read whole (``EndpointClient/response(for:using:)`` and the like) it covers the body too.
+    /// For a stream (``EndpointClient/bytes(for:using:)``, JSON Lines, events) and a download it covers the wait
+    /// for the response head only: the body is then bounded by ``idleTimeout``.
     public var timeout: TimeInterval
     /// Seconds the transport may wait without receiving a byte before failing with
     /// ``EndpointError/Kind/timedOut``, or `nil` to use ``timeout`` (rounded up to whole seconds by

@@ -166,7 +166,9 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
     static func scrubbing(_ body: Data, of secrets: Set<String>) -> Data? {
         let ordered = scrubOrder(secrets).map { Array($0.utf8) }
         guard ordered.contains(where: { ResponseValidator.contains($0, in: body) }) else { return nil }
-        return Data(scrubbing([UInt8](body), of: ordered, placeholder: Array(Redaction.placeholder.utf8), wasCut: false))
+        return Data(
+            scrubbing([UInt8](body), of: ordered, placeholder: Array(Redaction.placeholder.utf8), wasCut: false)
+        )
     }
 
     /// An underlying error whose text holds no secret: a `URLError` keeps its code and loses the URLs of its

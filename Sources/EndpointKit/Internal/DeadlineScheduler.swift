@@ -46,7 +46,8 @@ final class DeadlineScheduler: @unchecked Sendable {
         )
         let nanoseconds = overflow ? UInt64.max / 2 : min(whole, UInt64.max / 2)
         let fraction = UInt64(max(0, delay.components.attoseconds) / 1_000_000_000)
-        let due = min(DispatchTime.now().uptimeNanoseconds, UInt64.max / 4) + min(nanoseconds + fraction, UInt64.max / 2)
+        let due =
+            min(DispatchTime.now().uptimeNanoseconds, UInt64.max / 4) + min(nanoseconds + fraction, UInt64.max / 2)
         let bucket = (due + Self.bucketNanoseconds - 1) / Self.bucketNanoseconds
         return state.withLock { state -> Token in
             state.nextID += 1

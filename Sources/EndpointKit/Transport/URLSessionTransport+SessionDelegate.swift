@@ -271,7 +271,10 @@ extension URLSessionTransport {
                 if (100..<200).contains(http.statusCode) {
                     guard http.statusCode == 101 else { return .none }
                     exchange.caller = nil
-                    return .fail(caller, URLSessionTransport.switchedProtocols(headers: URLSessionTransport.headers(of: http)))
+                    return .fail(
+                        caller,
+                        URLSessionTransport.switchedProtocols(headers: URLSessionTransport.headers(of: http))
+                    )
                 }
                 exchange.response = http
                 exchange.headReceivedAt = .now

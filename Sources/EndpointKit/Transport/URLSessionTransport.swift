@@ -41,6 +41,10 @@ import FoundationNetworking
 ///   a download (``EndpointClient/download(for:using:to:)``) is neither sent on a connection another request used
 ///   nor leaves one behind. Ordinary requests share connections and rely on the server not to smuggle bytes: for
 ///   servers you do not trust, use `AsyncHTTPClientTransport`, which drops such a connection.
+/// - **CPU while waiting.** Linux URLSession keeps about 80 % of a core busy per session while any of its
+///   requests waits for bytes (a FoundationNetworking defect; see the Streaming article for the figures). The
+///   pooled session pays it once for all its requests; each one-request session pays it while its request waits.
+///   For long-lived streams, use `AsyncHTTPClientTransport`.
 /// - **Compressed responses** are inflated by URLSession before EndpointKit counts them: the response size
 ///   limit applies to the inflated bytes, and URLSession may inflate a chunk beyond it before the transfer
 ///   stops.

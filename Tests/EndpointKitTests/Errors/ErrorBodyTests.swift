@@ -115,7 +115,9 @@ private struct ProblemBody: Error, Decodable, Sendable, Equatable {
         #expect(item.name == "ok")
     }
 
-    @Test("A 401 whose body echoes the Authorization header: the decoded server error and underlyingError hold no token")
+    @Test(
+        "A 401 whose body echoes the Authorization header: the decoded server error and underlyingError hold no token"
+    )
     func echoedTokenIsScrubbedBeforeDecoding() async throws {
         let json = #"{"message": "invalid credentials: Bearer s3cr3t-token-value", "errors": []}"#
         let client = EndpointClient(
@@ -139,7 +141,10 @@ private struct ProblemBody: Error, Decodable, Sendable, Equatable {
         let url = "https://api.test/v1/items?api_key=k3y-s3cr3t-value"
         let failure = URLError(
             .timedOut,
-            userInfo: [NSURLErrorFailingURLErrorKey: URL(string: url) as Any, NSLocalizedDescriptionKey: "timed out asking \(url)"]
+            userInfo: [
+                NSURLErrorFailingURLErrorKey: URL(string: url) as Any,
+                NSLocalizedDescriptionKey: "timed out asking \(url)",
+            ]
         )
         let client = EndpointClient(
             environment: Fixture.environment,

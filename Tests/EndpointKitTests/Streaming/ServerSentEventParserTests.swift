@@ -37,7 +37,9 @@ import Testing
 
     @Test("One leading byte order mark is ignored, so the first event is not lost; a second one is not")
     func byteOrderMark() throws {
-        #expect(try events(["\u{FEFF}data: first", "", "\u{FEFF}data: second", ""]) == [ServerSentEvent(data: "first")])
+        #expect(
+            try events(["\u{FEFF}data: first", "", "\u{FEFF}data: second", ""]) == [ServerSentEvent(data: "first")]
+        )
     }
 
     @Test("retry applies when its line is read, in a block without data too, and lasts into the next connection")

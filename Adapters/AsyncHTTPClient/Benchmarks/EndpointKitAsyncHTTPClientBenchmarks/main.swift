@@ -11,6 +11,9 @@ import Foundation
 //
 // CASE is json-lines (decoding rows), events (reading Server-Sent Events) or download (to a file); SIDE is
 // endpointkit or raw.
+//
+//   endpointkit-ahc-benchmarks idle-stream asynchttpclient|urlsession FAULT_URL [LINES]
+//                                          CPU per second of a JSON Lines stream sending one small line a second
 
 let arguments = CommandLine.arguments
 switch (arguments.count, arguments.dropFirst().first) {
@@ -30,11 +33,18 @@ case (7, "run"):
         count: count
     )
     print(measurement)
+case (4..., "idle-stream"):
+    guard let faultURL = URL(string: arguments[3]) else { usage() }
+    let lines = arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10
+    print(try await IdleStream.run(side: arguments[2], faultURL: faultURL, lines: lines))
 default:
     usage()
 }
 
 func usage() -> Never {
-    print("usage: \(arguments[0]) prepare NGINX_URL MEBIBYTES [CASE...] | run CASE SIDE NGINX_URL PATH COUNT")
+    print(
+        "usage: \(arguments[0]) prepare NGINX_URL MEBIBYTES [CASE...] | run CASE SIDE NGINX_URL PATH COUNT"
+            + " | idle-stream asynchttpclient|urlsession FAULT_URL [LINES]"
+    )
     exit(2)
 }

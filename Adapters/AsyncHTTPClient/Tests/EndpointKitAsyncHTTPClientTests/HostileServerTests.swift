@@ -8,7 +8,10 @@ import Testing
 struct HostileServerTests {
     private let transport = AsyncHTTPClientTransport()
 
-    @Test("103 Early Hints and 100 Continue before the 200 are skipped", arguments: ["103 Early Hints", "100 Continue"])
+    @Test(
+        "103 Early Hints and 100 Continue before the 200 are skipped",
+        arguments: ["103 Early Hints", "100 Continue"]
+    )
     func informationalSkipped(status: String) async throws {
         let client = TestServers.client(try TestServers.fault(), transport)
         let bytes =
