@@ -41,7 +41,7 @@ enum HeaderNumberFuzz {
         var parser = ServerSentEventParser()
         _ = try? parser.take("retry: \(value)")
         _ = try? parser.take("data: x")
-        if let retry = (try? parser.take(""))??.retry {
+        if let retry = (try? parser.take(""))?.retry {
             require(retry >= .zero, "retry: \(value.debugDescription) read as \(retry)")
             _ = ServerSentEvents.ReconnectPolicy().delay(afterServerAsked: retry)
         }

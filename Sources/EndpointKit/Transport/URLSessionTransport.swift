@@ -163,6 +163,7 @@ public final class URLSessionTransport: Transport {
             }
         } catch {
             queue.release(host)
+            if oneRequestSession != nil { session.invalidateAndCancel() }
             throw Self.unreadableBody(error)
         }
         let spooled = spooledBody
