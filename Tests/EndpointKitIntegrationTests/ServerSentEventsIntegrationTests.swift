@@ -99,6 +99,7 @@ struct ServerSentEventsIntegrationTests {
         let error = try await #require(throws: EndpointError.self) { _ = try await events("endless", key: key) }
 
         #expect(error.kind == .responseTooLarge)
+        #expect(error.request?.redactedURL.contains("/sse-case/\(key)") == true)
         #expect(try await counter("sse-case", key) == 1, "a stream too large is not reconnected")
     }
 }

@@ -91,6 +91,7 @@ struct StreamingIntegrationTests {
 
         #expect(error.kind == .decodingFailed)
         #expect(error.message.contains("line 1"))
+        #expect(error.request?.redactedURL.hasSuffix("/jsonl/\(key)/1") == true, "a stream's error names its request")
     }
 
     @Test("A reader that falls further behind the server than the size limit fails with responseTooLarge")
@@ -164,6 +165,7 @@ struct StreamingIntegrationTests {
         #expect(cut.attempts == 1)
         #expect(received == 10, "the bytes before the cut, and no others sent again after them")
         #expect(error.kind == .transportFailed)
+        #expect(error.request?.redactedURL.contains("/truncated/\(key)") == true, "a stream's error names its request")
         #expect(try await counter("truncated", key) == 1)
     }
 

@@ -33,12 +33,14 @@ extension EndpointClient {
         let context = context(for: endpoint)
         do throws(EndpointError) {
             let response = try await execute(request, context: context, bodyLimit: nil, validating: true)
+            var body = response.body
+            body.request = redactor.summary(of: request)
             return StreamedResponse(
                 statusCode: response.statusCode,
                 headers: response.headers,
                 url: response.url,
                 attempts: max(context.call?.attemptCount ?? 1, 1),
-                body: response.body
+                body: body
             )
         } catch {
             throw attachingCURLCommand(to: error, for: request)

@@ -26,15 +26,19 @@ public struct JSONLineSequence<Element: Decodable>: AsyncSequence, Sendable {
                 do {
                     return try decoder.decode(Element.self, from: line)
                 } catch let error as DecodingError {
-                    throw EndpointError(
-                        .decodingFailed,
-                        "line \(number) of the stream is not a \(Element.self): \(error.summary)",
-                        body: line,
-                        codingPath: error.codingPathDescription,
-                        underlyingError: error
+                    throw lines.chunks.named(
+                        EndpointError(
+                            .decodingFailed,
+                            "line \(number) of the stream is not a \(Element.self): \(error.summary)",
+                            body: line,
+                            codingPath: error.codingPathDescription,
+                            underlyingError: error
+                        )
                     )
                 } catch {
-                    throw EndpointError(.decodingFailed, "line \(number) could not be decoded: \(error)")
+                    throw lines.chunks.named(
+                        EndpointError(.decodingFailed, "line \(number) could not be decoded: \(error)")
+                    )
                 }
             }
             return nil

@@ -56,7 +56,7 @@ public struct LineSequence: AsyncSequence, Sendable {
             while true {
                 if let (end, next) = lineBreak() {
                     // Checked here too: a long line whose break came in the same chunk as its end never waited.
-                    guard end - start <= LineSequence.maximumLineLength else { throw Self.lineTooLong() }
+                    guard end - start <= LineSequence.maximumLineLength else { throw chunks.named(Self.lineTooLong()) }
                     let line = make(buffer[start..<end])
                     start = next
                     searchedUpTo = start
@@ -69,7 +69,9 @@ public struct LineSequence: AsyncSequence, Sendable {
                 }
                 if isFinished {
                     guard start < buffer.count else { return nil }
-                    guard buffer.count - start <= LineSequence.maximumLineLength else { throw Self.lineTooLong() }
+                    guard buffer.count - start <= LineSequence.maximumLineLength else {
+                        throw chunks.named(Self.lineTooLong())
+                    }
                     defer {
                         buffer = []
                         start = 0
@@ -80,7 +82,7 @@ public struct LineSequence: AsyncSequence, Sendable {
                 // What was searched holds no line break: the line is at least that long (a `\r` waiting for the
                 // byte after it is not part of the line).
                 guard Swift.max(searchedUpTo, start) - start <= LineSequence.maximumLineLength else {
-                    throw Self.lineTooLong()
+                    throw chunks.named(Self.lineTooLong())
                 }
                 let chunk: Data?
                 do {

@@ -73,7 +73,13 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                         lines = nil
                         continue
                     }
-                    if let event = try parser.take(line) {
+                    let event: ServerSentEvent?
+                    do throws(EndpointError) {
+                        event = try parser.take(line)
+                    } catch {
+                        throw lines?.chunks.named(error) ?? error
+                    }
+                    if let event {
                         attemptsWithoutEvent = 0
                         return event
                     }

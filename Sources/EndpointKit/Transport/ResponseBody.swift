@@ -141,13 +141,19 @@ public struct ResponseBody: AsyncSequence, Sendable {
         )
     }
 
+    /// The request whose body this is, when the client knows it: every error its readers throw names it.
+    var request: RequestSummary?
+
     /// Starts reading the body.
     public func makeAsyncIterator() -> Iterator {
-        switch storage {
-        case .buffered(let data): Iterator(buffered: data)
-        case .streamed(let body): Iterator(streamed: body.claim())
-        case .channel(let reader): Iterator(channel: reader)
-        }
+        var iterator =
+            switch storage {
+            case .buffered(let data): Iterator(buffered: data)
+            case .streamed(let body): Iterator(streamed: body.claim())
+            case .channel(let reader): Iterator(channel: reader)
+            }
+        iterator.request = request
+        return iterator
     }
 
     /// Reads a body chunk by chunk.
@@ -158,6 +164,8 @@ public struct ResponseBody: AsyncSequence, Sendable {
         /// Stops the transfer when this iterator is dropped before the end: leaving a `for try await` loop.
         private var leaver: ChannelLeaver?
         private var isSecondReader = false
+        /// The request the body answers, named by the errors this iterator and the sequences over it throw.
+        var request: RequestSummary?
 
         init(buffered: Data) {
             self.buffered = buffered.isEmpty ? nil : buffered
@@ -176,6 +184,22 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
         /// The next chunk, or `nil` at the end of the body.
         public mutating func next() async throws -> Data? {
+            do {
+                return try await nextChunk()
+            } catch {
+                throw named(EndpointError.wrapping(error))
+            }
+        }
+
+        /// `error`, naming the request the body answers unless it names one already.
+        func named(_ error: EndpointError) -> EndpointError {
+            guard error.request == nil, let request else { return error }
+            var error = error
+            error.request = request
+            return error
+        }
+
+        private mutating func nextChunk() async throws -> Data? {
             if let chunk = buffered {
                 buffered = nil
                 return chunk
