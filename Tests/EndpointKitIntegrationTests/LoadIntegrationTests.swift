@@ -57,7 +57,7 @@ struct LoadIntegrationTests {
     }
 
     @Test(
-        "1,000 POSTs of 16 B to 32 KiB with 64 in flight are each echoed byte for byte, and each reaches the server once"
+        "1,000 POSTs of 16 B to 32 KiB, 64 in flight, are each echoed byte for byte and reach the server once each"
     )
     func thousandPosts() async throws {
         let seed = UInt64.random(in: 0..<UInt64.max)

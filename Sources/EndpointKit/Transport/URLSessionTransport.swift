@@ -33,8 +33,9 @@ import FoundationNetworking
 ///   timeout: a `POST` reaches the server twice. So a `POST`, `PATCH` or other non-idempotent request without
 ///   an `Idempotency-Key` header goes out on a fresh connection of its own (a session of its own, whose one
 ///   request carries `Connection: close`), which libcurl never reuses nor resends; it costs a connection set-up
-///   (a TLS handshake for https) per such request. Turn it off with `sendsNonIdempotentRequestsOnFreshConnections: false`, or
-///   add ``IdempotencyKey`` so the server can recognise a repeat. Apple's URLSession decides about connection
+///   (a TLS handshake for https) per such request. Turn it off with
+///   `sendsNonIdempotentRequestsOnFreshConnections: false`, or add ``IdempotencyKey`` so the server can
+///   recognise a repeat. Apple's URLSession decides about connection
 ///   reuse itself and may ignore `Connection: close`; there the guarantee rests on an `Idempotency-Key`.
 /// - **Downloads go on connections of their own.** Linux URLSession cannot see bytes a server sends past a
 ///   response's `Content-Length`, and would hand them to the next request on the same connection as its answer;
@@ -186,8 +187,8 @@ public final class URLSessionTransport: Transport {
     ///
     /// One session per request, not one shared session whose requests carry `Connection: close`: libcurl keeps a
     /// connection in its pool when the answer does not repeat `Connection: close` (Python's http.server, among
-    /// others, closes without saying so), reuses it dead, and the request stalls until its timeout (20 of 1,000
-    /// concurrent POSTs, 64 in flight). A session's pool ends with the session, so the request is the only one
+    /// others, closes without saying so), reuses it dead, and the request stalls until its timeout (6 to 20 of
+    /// 1,000 concurrent POSTs, 64 in flight). A session's pool ends with the session, so the request is the only one
     /// its connection ever carries.
     private func route(_ request: TransportRequest) -> (URLSession, SessionDelegate)? {
         guard let freshConfiguration else { return nil }

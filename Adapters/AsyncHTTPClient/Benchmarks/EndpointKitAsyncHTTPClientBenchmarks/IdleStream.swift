@@ -46,8 +46,8 @@ enum IdleStream {
         let after = cpuSeconds()
         let user = after.user - before.user
         let system = after.system - before.system
+        func figure(_ value: Double) -> String { String(format: "%.2f", value) }
         return "idle-stream \(side): \(received) lines in \(String(format: "%.1f", seconds)) s, CPU "
-            + "\(String(format: "%.2f", (user + system) / seconds)) s per second (user \(String(format: "%.2f", user)) s, "
-            + "system \(String(format: "%.2f", system)) s)"
+            + "\(figure((user + system) / seconds)) s per second (user \(figure(user)) s, system \(figure(system)) s)"
     }
 }
