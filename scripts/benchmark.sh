@@ -11,6 +11,7 @@ swift build -c release --product EndpointKitBenchmarks
 bin=$(swift build -c release --show-bin-path)/EndpointKitBenchmarks
 "$bin" compare "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-10}"
 scripts/compare-processes.sh "$bin" "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-10}" 2000
+"$bin" compare-posts "$ENDPOINTKIT_ECHO_URL" "${PAIRS:-10}" 1000 16
 "$bin" pipeline-cost "$state/www/user-1k.json" 40000
 "$bin" cancel-storm "$ENDPOINTKIT_FAULT_URL" 1000
 "$bin" size-limits "$ENDPOINTKIT_FAULT_URL" 1

@@ -11,6 +11,8 @@ import FoundationNetworking
 //   endpointkit-benchmarks request-building [COUNT]                   URLRequests built per second
 //   endpointkit-benchmarks load HTTPBIN_URL [REQUESTS] [CONCURRENCY]  the full chain against httpbin
 //   endpointkit-benchmarks compare NGINX_URL [PAIRS]                  EndpointKit / raw URLSession ratios
+//   endpointkit-benchmarks compare-posts ECHO_URL [PAIRS] [COUNT] [CONCURRENCY]
+//                                                                      what never sending a POST twice costs
 //   endpointkit-benchmarks pipeline-cost JSON_FILE [COUNT]            µs per call with an instant transport
 //   endpointkit-benchmarks cancel-storm FAULT_URL [COUNT]             cancelling many held calls at once
 //   endpointkit-benchmarks profile kit|raw|floor NGINX_URL [COUNT]    a fixed workload for perf
@@ -208,6 +210,17 @@ case "size-limits":
         exit(64)
     }
     try await sizeLimits(faultURL: url, limitMiB: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1)
+case "compare-posts":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks compare-posts ECHO_URL [PAIRS] [COUNT] [CONCURRENCY]")
+        exit(64)
+    }
+    try await comparePosts(
+        echoURL: url,
+        pairs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10,
+        count: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1_000,
+        concurrency: arguments.dropFirst(4).first.flatMap { Int($0) } ?? 16
+    )
 case "request-building":
     try requestBuilding(count: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 default:
