@@ -42,6 +42,9 @@ import FoundationNetworking
 ///   a download (``EndpointClient/download(for:using:to:)``) is neither sent on a connection another request used
 ///   nor leaves one behind. Ordinary requests share connections and rely on the server not to smuggle bytes: for
 ///   servers you do not trust, use `AsyncHTTPClientTransport`, which drops such a connection.
+/// - **Informational responses** (`100 Continue`, `103 Early Hints`) are skipped for the final one. A `101
+///   Switching Protocols` nobody asked for fails with ``EndpointError/Kind/transportFailed`` and status 101 as
+///   soon as Linux URLSession reports it: when bytes follow it, or else once the idle timeout passes.
 /// - **CPU while waiting.** Linux URLSession keeps about 80 % of a core busy per session while any of its
 ///   requests waits for bytes (a FoundationNetworking defect; see the Streaming article for the figures). The
 ///   pooled session pays it once for all its requests; each one-request session pays it while its request waits.
