@@ -118,7 +118,7 @@ public final class TestClock: Clock, Sendable {
     /// Returns once at least `count` tasks are sleeping on this clock: a signal, not a guess about timing.
     ///
     /// Every sleep counts, the attempt's deadline timer included (which ends when the response arrives). To wait
-    /// for one particular wait, such as ``Retry``'s backoff, use ``waitForSleep(atLeast:timeout:)``.
+    /// for one particular wait, such as ``Retry``'s backoff, use ``waitForSleep(atLeast:atMost:timeout:)``.
     ///
     /// - Throws: ``WaitTimedOut``, listing the pending sleeps, when `timeout` of real time passes first.
     public func waitForSleepers(_ count: Int, timeout: Duration = .seconds(10)) async throws(WaitTimedOut) {
@@ -166,12 +166,15 @@ public final class TestClock: Clock, Sendable {
             group.addTask {
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                        let ready = self.state.withLock { state -> Bool in
+                        // Decided under the lock that `onCancel` takes too: a wait cancelled before it registers
+                        // ends here, one cancelled after is ended by `onCancel`.
+                        let ready = self.state.withLock { state -> Bool? in
                             if isReady(state) { return true }
+                            if Task.isCancelled { return false }
                             state.watchers[id] = (isReady, continuation)
-                            return false
+                            return nil
                         }
-                        if ready { continuation.resume(returning: true) }
+                        if let ready { continuation.resume(returning: ready) }
                     }
                 } onCancel: {
                     self.state.withLock { $0.watchers.removeValue(forKey: id) }?.continuation.resume(returning: false)
