@@ -18,6 +18,11 @@ let package = Package(
             dependencies: ["EndpointKit"],
             path: "Benchmarks/EndpointKitBenchmarks"
         ),
+        .executableTarget(
+            name: "EndpointKitInstructions",
+            dependencies: ["EndpointKit"],
+            path: "Benchmarks/EndpointKitInstructions"
+        ),
         .testTarget(name: "EndpointKitTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
         .testTarget(name: "EndpointKitIntegrationTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
     ],

@@ -30,3 +30,4 @@ done
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 256
 "$bin" load "$ENDPOINTKIT_HTTPBIN_URL" 1000 64
 "$bin" load "$ENDPOINTKIT_HTTPBIN_URL" 5000 64
+scripts/benchmark-instructions.sh 20 120

@@ -1,0 +1,73 @@
+import EndpointKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// A fixed workload for counting instructions with callgrind: COUNT sequential calls that each fetch and decode
+// NGINX_URL/user-1k.json (`{"result": User}`), through EndpointKit or through raw URLSession configured as
+// EndpointKit's default transport is. scripts/benchmark-instructions.sh runs it and prints the cost per call.
+//
+//   endpointkit-instructions kit|raw NGINX_URL COUNT
+//
+// The main thread waits on a semaphore instead of being async: valgrind stops with a fatal signal on an async
+// top-level program, and runs this one.
+
+private struct User: Decodable, Sendable {
+    var id: Int
+    var name: String
+    var email: String
+    var bio: String
+}
+
+private struct Envelope: Decodable, Sendable { var result: User }
+
+private func run(side: String, baseURL: URL, count: Int) async throws {
+    let configuration = URLSessionTransport.defaultConfiguration()
+    if side == "raw" {
+        let session = URLSession(configuration: configuration)
+        let url = baseURL.appendingPathComponent("user-1k.json")
+        let decoder = JSONDecoder()
+        for _ in 0..<count {
+            var request = URLRequest(url: url)
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            let (data, _) = try await session.data(for: request)
+            _ = try decoder.decode(Envelope.self, from: data)
+        }
+    } else {
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: baseURL),
+            transport: URLSessionTransport(configuration: configuration),
+            envelope: .networkResponse
+        )
+        let endpoint = Endpoint<EndpointKinds.Public, User>(path: "user-1k.json")
+        for _ in 0..<count { _ = try await client.response(for: endpoint) }
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, ["kit", "raw"].contains(arguments[1]), let baseURL = URL(string: arguments[2]),
+    let count = Int(arguments[3])
+else {
+    print("usage: endpointkit-instructions kit|raw NGINX_URL COUNT")
+    exit(64)
+}
+let side = arguments[1]
+let finished = DispatchSemaphore(value: 0)
+// Safe because the task is its only writer and the main thread reads it only after the semaphore.
+nonisolated(unsafe) var failure: (any Error)?
+// Detached: a task made here would inherit the main actor, whose thread waits on the semaphore below.
+Task.detached {
+    do {
+        try await run(side: side, baseURL: baseURL, count: count)
+    } catch {
+        failure = error
+    }
+    finished.signal()
+}
+finished.wait()
+if let failure {
+    print("endpointkit-instructions: \(failure)")
+    exit(1)
+}

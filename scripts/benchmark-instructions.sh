@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Instructions per call, counted by callgrind (repeatable whatever the machine's load): sequential 1 KB calls
+# decoding `{"result": User}` from loopback nginx, through EndpointKit's default client and through raw URLSession
+# configured the same way, grouped by library. Each side runs twice, with FEW and MANY calls; the difference
+# divided by MANY - FEW is the cost of one call, without start-up.
+#   scripts/benchmark-instructions.sh [FEW] [MANY]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+few=${1:-20}
+many=${2:-120}
+state=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-bench.XXXXXX")
+trap 'scripts/test-servers.sh stop "$state" || true; rm -rf "$state"' EXIT
+scripts/test-servers.sh start "$state"
+# shellcheck disable=SC1091
+source "$state/env"
+if ! command -v valgrind >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
+fi
+swift build -c release --product EndpointKitInstructions
+bin=$(swift build -c release --show-bin-path)/EndpointKitInstructions
+for side in raw kit; do
+    for count in "$few" "$many"; do
+        valgrind --tool=callgrind --callgrind-out-file="$state/$side.$count.out" \
+            "$bin" "$side" "$ENDPOINTKIT_NGINX_URL" "$count" >/dev/null 2>&1
+        callgrind_annotate --auto=no --threshold=100 "$state/$side.$count.out" >"$state/$side.$count.txt" 2>/dev/null
+    done
+done
+python3 - "$state" "$few" "$many" <<'PY'
+import re, sys
+state, few, many = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+line = re.compile(r"^\s*([\d,]+)\s+\([^)]*\)\s+(.*?)(?:\s+\[(.+)\])?$")
+
+def by_library(path):
+    """Exclusive instructions per library (the object file of each function)."""
+    totals, program = {}, 0
+    for text in open(path, encoding="utf-8", errors="replace"):
+        match = line.match(text)
+        if not match:
+            continue
+        count = int(match.group(1).replace(",", ""))
+        if match.group(2) == "PROGRAM TOTALS":
+            program = count
+            continue
+        library = (match.group(3) or "?").rsplit("/", 1)[-1]
+        totals[library] = totals.get(library, 0) + count
+    return program, totals
+
+def per_call(side):
+    low_total, low = by_library(f"{state}/{side}.{few}.txt")
+    high_total, high = by_library(f"{state}/{side}.{many}.txt")
+    calls = many - few
+    libraries = {name: (high.get(name, 0) - low.get(name, 0)) / calls for name in set(low) | set(high)}
+    return (high_total - low_total) / calls, libraries
+
+raw_total, raw = per_call("raw")
+kit_total, kit = per_call("kit")
+print(f"instructions per 1 KB call (callgrind, {many} - {few} sequential calls), by library")
+print(f"  {'library':<34} {'raw URLSession':>15} {'EndpointKit':>12} {'difference':>11}")
+names = sorted(set(raw) | set(kit), key=lambda name: -(kit.get(name, 0) + raw.get(name, 0)))
+for name in names:
+    r, k = raw.get(name, 0), kit.get(name, 0)
+    if max(abs(r), abs(k)) < 2_000:
+        continue
+    print(f"  {name[:34]:<34} {r/1000:>14.0f}k {k/1000:>11.0f}k {(k - r)/1000:>+10.0f}k")
+print(f"  {'total':<34} {raw_total/1000:>14.0f}k {kit_total/1000:>11.0f}k {(kit_total - raw_total)/1000:>+10.0f}k"
+      f"   (EndpointKit / raw: {kit_total / raw_total:.3f})")
+PY
