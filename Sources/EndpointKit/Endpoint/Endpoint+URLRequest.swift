@@ -124,27 +124,20 @@ extension Endpoint {
     /// The absolute URL: base URL path, then ``path``; the environment's query items, then ``queryItems``.
     func makeURL(in environment: ServerEnvironment) throws(EndpointError) -> URL {
         if let url { return try makeAbsoluteURL(url, in: environment) }
-        let base = environment.baseURL
-        guard Self.isHTTPWithHost(base) else {
-            throw invalidURL("the base URL must be an absolute http or https URL with a host", base)
+        let base = environment.base
+        guard base.isHTTPWithHost else {
+            throw invalidURL("the base URL must be an absolute http or https URL with a host", environment.baseURL)
         }
-        if let problem = path.problem { throw invalidURL("invalid path \"\(path)\": \(problem)", base) }
+        if let problem = path.problem {
+            throw invalidURL("invalid path \"\(path)\": \(problem)", environment.baseURL)
+        }
 
         // Built as text and parsed once: URLComponents would parse the base URL again on every request.
-        var text = base.absoluteString
-        if let fragment = text.firstIndex(of: "#") { text = String(text[..<fragment]) }
-        var baseQuery: Substring?
-        if let question = text.firstIndex(of: "?") {
-            baseQuery = text[text.index(after: question)...]
-            text = String(text[..<question])
-        }
-        while text.hasSuffix("/") { text.removeLast() }
-        text += "/" + path.percentEncoded
-
-        let query = (baseQuery.map { [String($0)] } ?? []) + encodedQuery(adding: environment.queryItems)
+        var text = base.prefix + "/" + path.percentEncoded
+        let query = (base.query.map { [$0] } ?? []) + encodedQuery(adding: environment.queryItems)
         if !query.isEmpty { text += "?" + query.joined(separator: "&") }
         guard let url = URL(string: text) else {
-            throw invalidURL("the URL for path \"\(path)\" could not be formed", base)
+            throw invalidURL("the URL for path \"\(path)\" could not be formed", environment.baseURL)
         }
         return url
     }
