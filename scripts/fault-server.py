@@ -38,8 +38,8 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            (URL-safe base64) after the body, past its Content-Length; ?ignore-range=1 answers
                            every request with the whole file; ?pace=1 sends 64 KiB every 2 ms; an X-Option: NAME=VALUE[,NAME=VALUE]
                            header sets options without changing the URL. Counts file-range/KEY for requests with a Range and
-                           file-auth/KEY for requests with an Authorization header, and file-closed/KEY when the client
-                           closes the connection before the end
+                           file-auth/KEY for requests with an Authorization header, file-closed/KEY when the client
+                           closes the connection before the end, and file-over/KEY once an answer is over either way
     GET  /jsonl/KEY/N      counted; N JSON Lines {"index": i}, chunked: the first at once, each next one only once
                            /release/KEY has been asked for as many times (a gate the test opens, not a clock),
                            or after ?delay-ms=M instead. Counts jsonl-sent/KEY per line sent and
@@ -197,6 +197,390 @@ def respond(sock, status, body, content_type="application/json", close=False):
     sock.sendall(head.encode() + body)
 
 
+class Request:
+    """One request as a route sees it: the connection, the parsed request, and KEY and the other path parts."""
+
+    def __init__(self, sock, served, method, target, headers, body):
+        self.sock, self.served = sock, served
+        self.method, self.target, self.headers, self.body = method, target, headers, body
+        # As HTTP/1.1 servers do: a request that asks for it is answered with Connection: close, then closed.
+        self.closing = headers.get("connection", "").lower() == "close"
+        self.parts = target.split("?")[0].strip("/").split("/")
+        self.kind, self.key = (self.parts + [""])[:2]
+
+
+# What a route returns besides None (answered; the connection stays open unless the request asked to close it):
+END = "end"  # the route has ended the connection
+KEEP = "keep"  # answered, and the connection stays open whatever the request asked
+
+
+def route_count(request):
+    sock, parts = request.sock, request.parts
+    with lock:
+        seen = counts.get("/".join(parts[1:]), 0)
+    respond(sock, 200, json.dumps({"count": seen}).encode())
+
+
+def route_await(request):
+    sock, parts = request.sock, request.parts
+    with lock:
+        lock.wait_for(lambda: counts.get("/".join(parts[1:]), 0) > 0, timeout=30)
+        seen = counts.get("/".join(parts[1:]), 0)
+    respond(sock, 200, json.dumps({"count": seen}).encode())
+
+
+def route_truncated(request):
+    sock, key = request.sock, request.key
+    if count("truncated/" + key) == 1:
+        head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100\r\n\r\n"
+        sock.sendall(head.encode() + b"x" * 10)
+        sock.shutdown(socket.SHUT_RDWR)
+        return END
+    respond(sock, 200, b"x" * 100, "application/octet-stream")
+
+
+def route_hold(request):
+    sock, key = request.sock, request.key
+    count("hold/" + key)
+    hold_until_closed(sock)
+    count("hold-closed/" + key)
+    return END
+
+
+def route_drop_reused(request):
+    sock, key, body, served, closing = request.sock, request.key, request.body, request.served, request.closing
+    count("drop-reused/" + key)
+    if served > 1:
+        sock.shutdown(socket.SHUT_RDWR)
+        return END
+    respond(sock, 200, body, "application/octet-stream", closing)
+
+
+def route_stall_body(request):
+    sock, key = request.sock, request.key
+    count("stall-body/" + key)
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100\r\n\r\n"
+    sock.sendall(head.encode() + b"x" * 10)
+    count("stall-body-sent/" + key)
+    hold_until_closed(sock)
+    count("stall-body-closed/" + key)
+    return END
+
+
+def route_redirect(request):
+    sock, key = request.sock, request.key
+    count("redirect/" + key)
+    sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: /hold/{key}\r\nContent-Length: 0\r\n\r\n".encode())
+
+
+def route_slow_redirect(request):
+    sock, key, parts = request.sock, request.key, request.parts
+    count("slow-redirect/" + key)
+    left = int(parts[2]) if len(parts) > 2 else 0
+    time.sleep(0.1)
+    if left > 0:
+        location = f"/slow-redirect/{key}/{left - 1}"
+        sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode())
+    else:
+        respond(sock, 200, b"{}")
+
+
+def route_chunked(request):
+    sock, key, parts = request.sock, request.key, request.parts
+    count("chunked/" + key)
+    mebibytes = int(parts[2]) if len(parts) > 2 else 1
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    try:
+        sock.sendall(head.encode())
+        chunk = b"x" * 65536
+        for _ in range(mebibytes * 16):
+            sock.sendall(b"10000\r\n" + chunk + b"\r\n")
+            add("chunked-sent/" + key, len(chunk))
+        sock.sendall(b"0\r\n\r\n")
+    except OSError:
+        count("chunked-closed/" + key)
+        return END
+    finally:
+        count("chunked-done/" + key)
+
+
+def route_length(request):
+    sock, key, parts, target, headers = request.sock, request.key, request.parts, request.target, request.headers
+    count("length/" + key)
+    mebibytes = int(parts[2]) if len(parts) > 2 else 1
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+    head += f"Content-Length: {mebibytes << 20}\r\n\r\n"
+    try:
+        sock.sendall(head.encode())
+    except OSError:
+        return END
+    piece = bytes(65536)
+    watch = "stall" in options_of(target, headers)
+    try:
+        for index in range(mebibytes * 16):
+            if watch and not select.select([], [sock], [], 0.5)[1] and count("length-stalled/" + key) == 1:
+                # The client has read nothing for 0.5 s: its buffers and the socket's are full.
+                add("length-stalled-at/" + key, index * len(piece))
+            sock.sendall(piece)
+            add("length-sent/" + key, len(piece))
+    except OSError:
+        count("length-closed/" + key)
+        return END
+    finally:
+        count("length-done/" + key)
+
+
+def route_bomb(request):
+    sock, key, parts, target = request.sock, request.key, request.parts, request.target
+    count("bomb/" + key)
+    mebibytes = int(parts[2]) if len(parts) > 2 else 1
+    deflate = "encoding=deflate" in target
+    data = bomb(mebibytes, 15 if deflate else 31)
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+    head += f"Content-Encoding: {'deflate' if deflate else 'gzip'}\r\nContent-Length: {len(data)}\r\n\r\n"
+    try:
+        sock.sendall(head.encode())
+    except OSError:
+        return END
+    sent = send_counted(sock, data, "bomb-sent/" + key, 16384)
+    count("bomb-done/" + key)
+    if not sent:
+        return END
+
+
+def route_file(request):
+    sock, key, parts, target, headers = request.sock, request.key, request.parts, request.target, request.headers
+    count("file/" + key)
+    if "authorization" in headers:
+        count("file-auth/" + key)
+    total = (int(parts[2]) if len(parts) > 2 else 1) << 20
+    options = options_of(target, headers)
+    etag = '"' + options.get("etag", "v1") + '"'
+    # Another version of the file (another ETag) has other bytes: byte i is that of "v1" at i + shift.
+    data = pattern(total, 0 if etag in ('"v1"', '"none"') else sum(etag.encode()) % 251)
+    status, extra, start = 200, "", 0
+    requested = headers.get("range", "")
+    if requested:
+        count("file-range/" + key)
+    if_range_holds = "ignore-if-range" in options or headers.get("if-range", etag) == etag
+    if requested.startswith("bytes=") and "ignore-range" not in options and if_range_holds:
+        first, _, last = requested[len("bytes="):].partition("-")
+        start = int(first)
+        end = min(int(last), total - 1) if last else total - 1
+        if start >= total:
+            status, extra, data = 416, f"Content-Range: bytes */{total}\r\n", b""
+        else:
+            status, extra, data = 206, f"Content-Range: bytes {start}-{end}/{total}\r\n", data[start:end + 1]
+    reason = {200: "OK", 206: "Partial Content", 416: "Range Not Satisfiable"}[status]
+    validator = "" if options.get("etag") == "none" else f"ETag: {etag}\r\n"
+    head = f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/octet-stream\r\n{validator}"
+    head += f"Accept-Ranges: bytes\r\n{extra}Content-Length: {len(data)}\r\n\r\n"
+    try:
+        sock.sendall(head.encode())
+        if options.get("cut") == "1" and counts.get("file/" + key) == 1:
+            sock.sendall(data[: len(data) // 2])
+            sock.shutdown(socket.SHUT_RDWR)
+            return END
+        if options.get("pace") == "1":
+            # 64 KiB every 2 ms, as a real network would: a fast loopback can starve Linux
+            # URLSession's cancellation until the whole body is read.
+            for offset in range(0, len(data), 65536):
+                sock.sendall(data[offset:offset + 65536])
+                time.sleep(0.002)
+        else:
+            sock.sendall(data)
+        if options.get("extra"):
+            # Bytes past the announced length, as a broken or hostile server sends them.
+            extra = options["extra"]
+            sock.sendall(base64.urlsafe_b64decode(extra + "=" * (-len(extra) % 4)))
+    except OSError:
+        count("file-closed/" + key)
+        return END
+    finally:
+        count("file-over/" + key)
+
+
+def route_sse(request):
+    sock, key, headers, body = request.sock, request.key, request.headers, request.body
+    count("sse/" + key)
+    last = headers.get("last-event-id")
+    if last is not None:
+        count(f"sse-last-id-{last}/" + key)
+    if last == "3":
+        sock.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+        return KEEP
+    if last == "2":
+        body = b"id: 3\ndata: d\n\n"
+    else:
+        body = b"retry: 50\n: a comment\nid: 1\ndata: a\n\nid: 2\nevent: tick\ndata: b\r\ndata: c\n\n"
+    head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+    head += f"Content-Length: {len(body)}\r\n\r\n"
+    sock.sendall(head.encode() + body)
+
+
+def route_sse_case(request):
+    sock, key, target, headers, body = request.sock, request.key, request.target, request.headers, request.body
+    connection = count("sse-case/" + key)
+    case = options_of(target, headers).get("case", "")
+    if connection > 1:
+        last = headers.get("last-event-id")
+        count(f"sse-case-last-id-{last}/" + key if last is not None else "sse-case-no-last-id/" + key)
+        sock.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+        return KEEP
+    head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+    if case == "endless":
+        sock.sendall((head + "Transfer-Encoding: chunked\r\n\r\n").encode())
+        line = b"data: " + b"x" * 1000 + b"\n"
+        mebibyte = line * ((1 << 20) // len(line))
+        try:
+            for _ in range(64):
+                sock.sendall(f"{len(mebibyte):x}\r\n".encode() + mebibyte + b"\r\n")
+                count("sse-case-sent/" + key)
+            sock.sendall(b"0\r\n\r\n")
+        except OSError:
+            return END
+        return KEEP
+    body = {
+        "bom": b"\xef\xbb\xbfretry: 10\ndata: first\n\n",
+        "cut": b"retry: 10\nid: 1\ndata: a\n\nid: 2\ndata: b\n",
+        "empty-id": b"retry: 10\nid: 1\ndata: a\n\nid\ndata: b\n\n",
+    }.get(case, b"")
+    if case == "cut":
+        # Announces more than it sends, then closes: the event after the last blank line is cut off.
+        sock.sendall(f"{head}Content-Length: {len(body) + 100}\r\n\r\n".encode() + body)
+        sock.shutdown(socket.SHUT_RDWR)
+        return END
+    sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+
+
+def route_ratelimit(request):
+    sock, key, target, body = request.sock, request.key, request.target, request.body
+    with lock:
+        reset = resets.setdefault(key, int(time.time()) + (3600 if "far=1" in target else 2))
+    if count("ratelimit/" + key) == 1:
+        head = "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n"
+        head += f"x-ratelimit-remaining: 0\r\nx-ratelimit-reset: {reset}\r\n"
+        body = b'{"message": "API rate limit exceeded"}'
+        sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    else:
+        if time.time() < reset:
+            count("ratelimit-early/" + key)
+        respond(sock, 200, b'{"id": 1, "name": "ok"}')
+
+
+def route_problem(request):
+    sock, body = request.sock, request.body
+    body = b'{"message": "Validation Failed", "errors": [{"field": "name", "code": "missing"}]}'
+    head = "HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json\r\n"
+    sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+
+
+def route_release(request):
+    sock, key = request.sock, request.key
+    count("release/" + key)
+    respond(sock, 200, b"{}")
+
+
+def route_jsonl(request):
+    sock, key, parts, target, headers = request.sock, request.key, request.parts, request.target, request.headers
+    count("jsonl/" + key)
+    lines = int(parts[2]) if len(parts) > 2 else 3
+    options = options_of(target, headers)
+    delay = int(options.get("delay-ms", "0")) / 1000
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/jsonl\r\nTransfer-Encoding: chunked\r\n\r\n"
+    try:
+        sock.sendall(head.encode())
+        for index in range(lines):
+            if index > 0 and delay:
+                time.sleep(delay)
+            elif index > 0:
+                deadline = time.time() + 30
+                while True:
+                    with lock:
+                        if counts.get("release/" + key, 0) >= index or time.time() > deadline:
+                            break
+                        lock.wait(0.01)
+                    if closed_by_peer(sock):
+                        raise ConnectionError("closed")
+            line = (json.dumps({"index": index}) + "\n").encode()
+            sock.sendall(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+            count("jsonl-sent/" + key)
+        sock.sendall(b"0\r\n\r\n")
+    except OSError:
+        count("jsonl-closed/" + key)
+        return END
+
+
+def route_file_redirect(request):
+    sock, parts = request.sock, request.parts
+    port = sock.getsockname()[1]
+    rest = "/".join(parts[1:])
+    location = f"http://localhost:{port}/file/{rest}"
+    sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode())
+
+
+def route_raw(request):
+    sock, key, target, headers = request.sock, request.key, request.target, request.headers
+    count("raw/" + key)
+    options = options_of(target, headers)
+    data = base64.urlsafe_b64decode(options.get("b64", "") + "=" * (-len(options.get("b64", "")) % 4))
+    try:
+        sock.sendall(data)
+    except OSError:
+        return END
+    if options.get("hold") == "1":
+        hold_until_closed(sock)
+        count("raw-closed/" + key)
+        return END
+    if options.get("close") == "1":
+        sock.shutdown(socket.SHUT_RDWR)
+        return END
+
+
+def route_echo(request):
+    sock, key, target, headers = request.sock, request.key, request.target, request.headers
+    body, closing = request.body, request.closing
+    count("echo/" + key)
+    if "quiet-close" in options_of(target, headers):
+        # As Python's http.server answers a request that asks to close: no Connection: close in the
+        # answer, the head and the body in two writes, then a close of the sending side.
+        head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+        head += f"Content-Length: {len(body)}\r\n\r\n"
+        sock.sendall(head.encode())
+        sock.sendall(body)
+        if closing:
+            sock.shutdown(socket.SHUT_WR)
+            return END
+        return KEEP
+    respond(sock, 200, body, "application/octet-stream", closing)
+
+
+# The first part of the path picks the route; the module docstring says what each one does.
+ROUTES = {
+    "count": route_count,
+    "await": route_await,
+    "truncated": route_truncated,
+    "hold": route_hold,
+    "drop-reused": route_drop_reused,
+    "stall-body": route_stall_body,
+    "redirect": route_redirect,
+    "slow-redirect": route_slow_redirect,
+    "chunked": route_chunked,
+    "length": route_length,
+    "bomb": route_bomb,
+    "file": route_file,
+    "sse": route_sse,
+    "sse-case": route_sse_case,
+    "ratelimit": route_ratelimit,
+    "problem": route_problem,
+    "release": route_release,
+    "jsonl": route_jsonl,
+    "file-redirect": route_file_redirect,
+    "raw": route_raw,
+    "echo": route_echo,
+}
+
+
 class Handler(socketserver.BaseRequestHandler):
     def handle(self):
         sock = self.request
@@ -205,294 +589,21 @@ class Handler(socketserver.BaseRequestHandler):
         while True:
             served += 1
             try:
-                request = read_request(stream)
+                parsed = read_request(stream)
             except (ConnectionError, ValueError):
                 return
-            if request is None:
+            if parsed is None:
                 return
-            method, target, headers, body = request
-            # As HTTP/1.1 servers do: a request that asks for it is answered with Connection: close, then closed.
-            closing = headers.get("connection", "").lower() == "close"
-            parts = target.split("?")[0].strip("/").split("/")
-            kind, key = (parts + [""])[:2]
-            if kind == "count":
-                with lock:
-                    seen = counts.get("/".join(parts[1:]), 0)
-                respond(sock, 200, json.dumps({"count": seen}).encode())
-            elif kind == "await":
-                with lock:
-                    lock.wait_for(lambda: counts.get("/".join(parts[1:]), 0) > 0, timeout=30)
-                    seen = counts.get("/".join(parts[1:]), 0)
-                respond(sock, 200, json.dumps({"count": seen}).encode())
-            elif kind == "truncated":
-                if count("truncated/" + key) == 1:
-                    head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100\r\n\r\n"
-                    sock.sendall(head.encode() + b"x" * 10)
-                    sock.shutdown(socket.SHUT_RDWR)
-                    return
-                respond(sock, 200, b"x" * 100, "application/octet-stream")
-            elif kind == "hold":
-                count("hold/" + key)
-                hold_until_closed(sock)
-                count("hold-closed/" + key)
-                return
-            elif kind == "drop-reused":
-                count("drop-reused/" + key)
-                if served > 1:
-                    sock.shutdown(socket.SHUT_RDWR)
-                    return
-                respond(sock, 200, body, "application/octet-stream", closing)
-            elif kind == "stall-body":
-                count("stall-body/" + key)
-                head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100\r\n\r\n"
-                sock.sendall(head.encode() + b"x" * 10)
-                count("stall-body-sent/" + key)
-                hold_until_closed(sock)
-                count("stall-body-closed/" + key)
-                return
-            elif kind == "redirect":
-                count("redirect/" + key)
-                sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: /hold/{key}\r\nContent-Length: 0\r\n\r\n".encode())
-            elif kind == "slow-redirect":
-                count("slow-redirect/" + key)
-                left = int(parts[2]) if len(parts) > 2 else 0
-                time.sleep(0.1)
-                if left > 0:
-                    location = f"/slow-redirect/{key}/{left - 1}"
-                    sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode())
-                else:
-                    respond(sock, 200, b"{}")
-            elif kind == "chunked":
-                count("chunked/" + key)
-                mebibytes = int(parts[2]) if len(parts) > 2 else 1
-                head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-                try:
-                    sock.sendall(head.encode())
-                    chunk = b"x" * 65536
-                    for _ in range(mebibytes * 16):
-                        sock.sendall(b"10000\r\n" + chunk + b"\r\n")
-                        add("chunked-sent/" + key, len(chunk))
-                    sock.sendall(b"0\r\n\r\n")
-                except OSError:
-                    count("chunked-closed/" + key)
-                    return
-                finally:
-                    count("chunked-done/" + key)
-            elif kind == "length":
-                count("length/" + key)
-                mebibytes = int(parts[2]) if len(parts) > 2 else 1
-                head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
-                head += f"Content-Length: {mebibytes << 20}\r\n\r\n"
-                try:
-                    sock.sendall(head.encode())
-                except OSError:
-                    return
-                piece = bytes(65536)
-                watch = "stall" in options_of(target, headers)
-                try:
-                    for index in range(mebibytes * 16):
-                        if watch and not select.select([], [sock], [], 0.5)[1] and count("length-stalled/" + key) == 1:
-                            # The client has read nothing for 0.5 s: its buffers and the socket's are full.
-                            add("length-stalled-at/" + key, index * len(piece))
-                        sock.sendall(piece)
-                        add("length-sent/" + key, len(piece))
-                except OSError:
-                    count("length-closed/" + key)
-                    return
-                finally:
-                    count("length-done/" + key)
-            elif kind == "bomb":
-                count("bomb/" + key)
-                mebibytes = int(parts[2]) if len(parts) > 2 else 1
-                deflate = "encoding=deflate" in target
-                data = bomb(mebibytes, 15 if deflate else 31)
-                head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
-                head += f"Content-Encoding: {'deflate' if deflate else 'gzip'}\r\nContent-Length: {len(data)}\r\n\r\n"
-                try:
-                    sock.sendall(head.encode())
-                except OSError:
-                    return
-                sent = send_counted(sock, data, "bomb-sent/" + key, 16384)
-                count("bomb-done/" + key)
-                if not sent:
-                    return
-            elif kind == "file":
-                count("file/" + key)
-                if "authorization" in headers:
-                    count("file-auth/" + key)
-                total = (int(parts[2]) if len(parts) > 2 else 1) << 20
-                options = options_of(target, headers)
-                etag = '"' + options.get("etag", "v1") + '"'
-                # Another version of the file (another ETag) has other bytes: byte i is that of "v1" at i + shift.
-                data = pattern(total, 0 if etag in ('"v1"', '"none"') else sum(etag.encode()) % 251)
-                status, extra, start = 200, "", 0
-                requested = headers.get("range", "")
-                if requested:
-                    count("file-range/" + key)
-                if_range_holds = "ignore-if-range" in options or headers.get("if-range", etag) == etag
-                if requested.startswith("bytes=") and "ignore-range" not in options and if_range_holds:
-                    first, _, last = requested[len("bytes="):].partition("-")
-                    start = int(first)
-                    end = min(int(last), total - 1) if last else total - 1
-                    if start >= total:
-                        status, extra, data = 416, f"Content-Range: bytes */{total}\r\n", b""
-                    else:
-                        status, extra, data = 206, f"Content-Range: bytes {start}-{end}/{total}\r\n", data[start:end + 1]
-                reason = {200: "OK", 206: "Partial Content", 416: "Range Not Satisfiable"}[status]
-                validator = "" if options.get("etag") == "none" else f"ETag: {etag}\r\n"
-                head = f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/octet-stream\r\n{validator}"
-                head += f"Accept-Ranges: bytes\r\n{extra}Content-Length: {len(data)}\r\n\r\n"
-                try:
-                    sock.sendall(head.encode())
-                    if options.get("cut") == "1" and counts.get("file/" + key) == 1:
-                        sock.sendall(data[: len(data) // 2])
-                        sock.shutdown(socket.SHUT_RDWR)
-                        return
-                    if options.get("pace") == "1":
-                        # 64 KiB every 2 ms, as a real network would: a fast loopback can starve Linux
-                        # URLSession's cancellation until the whole body is read.
-                        for offset in range(0, len(data), 65536):
-                            sock.sendall(data[offset:offset + 65536])
-                            time.sleep(0.002)
-                    else:
-                        sock.sendall(data)
-                    if options.get("extra"):
-                        # Bytes past the announced length, as a broken or hostile server sends them.
-                        extra = options["extra"]
-                        sock.sendall(base64.urlsafe_b64decode(extra + "=" * (-len(extra) % 4)))
-                except OSError:
-                    count("file-closed/" + key)
-                    return
-            elif kind == "sse":
-                count("sse/" + key)
-                last = headers.get("last-event-id")
-                if last is not None:
-                    count(f"sse-last-id-{last}/" + key)
-                if last == "3":
-                    sock.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
-                    continue
-                if last == "2":
-                    body = b"id: 3\ndata: d\n\n"
-                else:
-                    body = b"retry: 50\n: a comment\nid: 1\ndata: a\n\nid: 2\nevent: tick\ndata: b\r\ndata: c\n\n"
-                head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                head += f"Content-Length: {len(body)}\r\n\r\n"
-                sock.sendall(head.encode() + body)
-            elif kind == "sse-case":
-                connection = count("sse-case/" + key)
-                case = options_of(target, headers).get("case", "")
-                if connection > 1:
-                    last = headers.get("last-event-id")
-                    count(f"sse-case-last-id-{last}/" + key if last is not None else "sse-case-no-last-id/" + key)
-                    sock.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
-                    continue
-                head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                if case == "endless":
-                    sock.sendall((head + "Transfer-Encoding: chunked\r\n\r\n").encode())
-                    line = b"data: " + b"x" * 1000 + b"\n"
-                    mebibyte = line * ((1 << 20) // len(line))
-                    try:
-                        for _ in range(64):
-                            sock.sendall(f"{len(mebibyte):x}\r\n".encode() + mebibyte + b"\r\n")
-                            count("sse-case-sent/" + key)
-                        sock.sendall(b"0\r\n\r\n")
-                    except OSError:
-                        return
-                    continue
-                body = {
-                    "bom": b"\xef\xbb\xbfretry: 10\ndata: first\n\n",
-                    "cut": b"retry: 10\nid: 1\ndata: a\n\nid: 2\ndata: b\n",
-                    "empty-id": b"retry: 10\nid: 1\ndata: a\n\nid\ndata: b\n\n",
-                }.get(case, b"")
-                if case == "cut":
-                    # Announces more than it sends, then closes: the event after the last blank line is cut off.
-                    sock.sendall(f"{head}Content-Length: {len(body) + 100}\r\n\r\n".encode() + body)
-                    sock.shutdown(socket.SHUT_RDWR)
-                    return
-                sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
-            elif kind == "ratelimit":
-                with lock:
-                    reset = resets.setdefault(key, int(time.time()) + (3600 if "far=1" in target else 2))
-                if count("ratelimit/" + key) == 1:
-                    head = "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n"
-                    head += f"x-ratelimit-remaining: 0\r\nx-ratelimit-reset: {reset}\r\n"
-                    body = b'{"message": "API rate limit exceeded"}'
-                    sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
-                else:
-                    if time.time() < reset:
-                        count("ratelimit-early/" + key)
-                    respond(sock, 200, b'{"id": 1, "name": "ok"}')
-            elif kind == "problem":
-                body = b'{"message": "Validation Failed", "errors": [{"field": "name", "code": "missing"}]}'
-                head = "HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json\r\n"
-                sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
-            elif kind == "release":
-                count("release/" + key)
-                respond(sock, 200, b"{}")
-            elif kind == "jsonl":
-                count("jsonl/" + key)
-                lines = int(parts[2]) if len(parts) > 2 else 3
-                options = options_of(target, headers)
-                delay = int(options.get("delay-ms", "0")) / 1000
-                head = "HTTP/1.1 200 OK\r\nContent-Type: application/jsonl\r\nTransfer-Encoding: chunked\r\n\r\n"
-                try:
-                    sock.sendall(head.encode())
-                    for index in range(lines):
-                        if index > 0 and delay:
-                            time.sleep(delay)
-                        elif index > 0:
-                            deadline = time.time() + 30
-                            while True:
-                                with lock:
-                                    if counts.get("release/" + key, 0) >= index or time.time() > deadline:
-                                        break
-                                    lock.wait(0.01)
-                                if closed_by_peer(sock):
-                                    raise ConnectionError("closed")
-                        line = (json.dumps({"index": index}) + "\n").encode()
-                        sock.sendall(f"{len(line):x}\r\n".encode() + line + b"\r\n")
-                        count("jsonl-sent/" + key)
-                    sock.sendall(b"0\r\n\r\n")
-                except OSError:
-                    count("jsonl-closed/" + key)
-                    return
-            elif kind == "file-redirect":
-                port = sock.getsockname()[1]
-                rest = "/".join(parts[1:])
-                location = f"http://localhost:{port}/file/{rest}"
-                sock.sendall(f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode())
-            elif kind == "raw":
-                count("raw/" + key)
-                options = options_of(target, headers)
-                data = base64.urlsafe_b64decode(options.get("b64", "") + "=" * (-len(options.get("b64", "")) % 4))
-                try:
-                    sock.sendall(data)
-                except OSError:
-                    return
-                if options.get("hold") == "1":
-                    hold_until_closed(sock)
-                    count("raw-closed/" + key)
-                    return
-                if options.get("close") == "1":
-                    sock.shutdown(socket.SHUT_RDWR)
-                    return
-            elif kind == "echo":
-                count("echo/" + key)
-                if "quiet-close" in options_of(target, headers):
-                    # As Python's http.server answers a request that asks to close: no Connection: close in the
-                    # answer, the head and the body in two writes, then a close of the sending side.
-                    head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
-                    head += f"Content-Length: {len(body)}\r\n\r\n"
-                    sock.sendall(head.encode())
-                    sock.sendall(body)
-                    if closing:
-                        sock.shutdown(socket.SHUT_WR)
-                        return
-                    continue
-                respond(sock, 200, body, "application/octet-stream", closing)
-            else:
+            request = Request(sock, served, *parsed)
+            route = ROUTES.get(request.kind)
+            if route is None:
                 respond(sock, 404, b"{}")
-            if closing:
+                outcome = None
+            else:
+                outcome = route(request)
+            if outcome == END:
+                return
+            if outcome != KEEP and request.closing:
                 sock.shutdown(socket.SHUT_RDWR)
                 return
 
