@@ -127,10 +127,7 @@ struct ContentRange: Equatable {
 
     /// A byte offset: one or more ASCII digits that fit an `Int64`.
     private static func offset(_ text: some StringProtocol) -> Int64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
-            return nil
-        }
-        return Int64(text)
+        text.isASCIIDigits ? Int64(text) : nil
     }
 }
 

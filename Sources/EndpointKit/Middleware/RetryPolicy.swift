@@ -91,7 +91,7 @@ public struct RetryPolicy: Sendable {
     /// (`9223372036854775807`, or more digits than `Int` holds) and dates thousands of years ahead included.
     static func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+        if value.isASCIIDigits {
             // Too many digits for an Int is a very long wait, not an unreadable one.
             return Duration.serverWait(seconds: Double(value) ?? .infinity)
         }

@@ -65,18 +65,20 @@ extension EndpointClient {
                 underlyingError: underlying
             )
         }
-        // Validators decode error bodies into the caller's own types, which nothing redacts later: they see the
-        // body with the credentials this call sent replaced, in case the server echoes them back.
-        var seen = response
-        if !validators.isEmpty, let body = response.body.bufferedData, !body.isEmpty,
-            let scrubbed = EndpointError.scrubbing(body, of: call?.secrets ?? redactor.secrets(of: request))
-        {
-            seen.body = ResponseBody(scrubbed)
-        }
         for validator in validators {
-            let verdict: ResponseValidator.Verdict
+            var verdict: ResponseValidator.Verdict
             do {
-                verdict = try await validator.validate(seen, for: request)
+                verdict = try await validator.validate(response, for: request)
+                // A validator that fails the call may have decoded the body into the caller's own type, which
+                // nothing redacts later: when the body holds a credential this call sent (a server echoing it),
+                // it is asked again with the credential replaced. Looked for only then, not on every response.
+                if case .fail = verdict, let body = response.body.bufferedData, !body.isEmpty,
+                    let scrubbed = EndpointError.scrubbing(body, of: call?.secrets ?? redactor.secrets(of: request))
+                {
+                    var seen = response
+                    seen.body = ResponseBody(scrubbed)
+                    verdict = try await validator.validate(seen, for: request)
+                }
             } catch {
                 throw failure(.responseRejected, "a validator failed: \(error)", error)
             }

@@ -6,7 +6,9 @@ import FoundationNetworking
 
 /// Judges a response after the chain returns it: accept it, fail the call, or send the request again.
 ///
-/// Validators see the final response with its body already read (``ResponseBody/bufferedData``).
+/// Validators see the final response with its body already read (``ResponseBody/bufferedData``). A validator
+/// that fails a response whose body holds a credential the call sent (a server echoing a token back) is asked
+/// once more, with that credential replaced by `<redacted>`, so that the error it returns cannot carry it.
 ///
 /// A client runs its validators in order; the first that does not accept decides. Every response that all
 /// accept must still have a 2xx status, or the call fails with ``EndpointError/Kind/unacceptableStatus``.

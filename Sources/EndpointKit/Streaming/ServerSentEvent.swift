@@ -84,7 +84,7 @@ struct ServerSentEventParser: Sendable {
             // An ID with NUL is ignored, as the standard says.
             if !value.unicodeScalars.contains("\u{0}") { idBuffer = String(value) }
         case "retry":
-            if !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            if value.isASCIIDigits {
                 // More digits than an Int holds is a very long delay, which the reconnect policy caps.
                 retry = .milliseconds(Int(value) ?? Int.max)
                 reconnectionDelay = retry
