@@ -17,7 +17,7 @@ import FoundationNetworking
             environment: Fixture.environment,
             transport: transport,
             middleware: [
-                Retry(RetryPolicy(baseDelay: .zero), clock: ManualClock()),
+                Retry(RetryPolicy(baseDelay: .zero), clock: ImmediateClock()),
                 ExchangeLogging { record in records.withLock { $0.append(record) } },
             ]
         )

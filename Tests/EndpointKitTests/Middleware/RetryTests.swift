@@ -9,7 +9,9 @@ import FoundationNetworking
 #endif
 
 @Suite(.timeLimit(.minutes(1))) struct RetryTests {
-    func client(_ replies: [StubResponse], policy: RetryPolicy, clock: ManualClock) -> (EndpointClient, StubTransport) {
+    func client(_ replies: [StubResponse], policy: RetryPolicy, clock: ImmediateClock) -> (
+        EndpointClient, StubTransport
+    ) {
         let transport = StubTransport(replies: replies)
         return (
             EndpointClient(
@@ -22,7 +24,7 @@ import FoundationNetworking
 
     @Test("Retryable statuses are retried with exponentially growing delays, then the last response fails the call")
     func backoff() async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let (client, transport) = client(
             Array(repeating: .status(503), count: 4),
             policy: RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(100), jitter: 0),
@@ -41,7 +43,7 @@ import FoundationNetworking
 
     @Test("Jitter shortens delays by at most the configured fraction, and delays never shrink")
     func jitter() async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let (client, _) = client(
             Array(repeating: .status(502), count: 6),
             policy: RetryPolicy(maxAttempts: 6, baseDelay: .seconds(1), maxDelay: .seconds(8), jitter: 0.5),
@@ -61,7 +63,7 @@ import FoundationNetworking
 
     @Test("A retry that succeeds returns the value")
     func recovers() async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let (client, _) = client(
             [.status(503), .connectionLost(), .json(#"{"id": 1, "name": "ok"}"#)],
             policy: RetryPolicy(maxAttempts: 3),
@@ -79,7 +81,7 @@ import FoundationNetworking
         arguments: ["30", "RETRY-AFTER-DATE"]
     )
     func retryAfter(value: String) async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let header =
             value == "RETRY-AFTER-DATE"
             ? Self.httpDate(Date().addingTimeInterval(30.9)) : value
@@ -98,7 +100,7 @@ import FoundationNetworking
 
     @Test("A GitHub-style rate limit (403, remaining 0, reset time) is waited for until its reset, then retried")
     func rateLimitReset() async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let reset = String(Int(Date().timeIntervalSince1970) + 30)
         let (client, transport) = client(
             [
@@ -120,7 +122,7 @@ import FoundationNetworking
 
     @Test("A rate limit that resets later than the policy waits fails at once with rateLimited and the wait asked")
     func rateLimitTooFar() async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let (client, transport) = client(
             [.response(status: 429, headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "3600"])],
             policy: RetryPolicy(
@@ -145,7 +147,7 @@ import FoundationNetworking
         arguments: [("5", true), ("0", false)]
     )
     func notARateLimit(remaining: String, readsReset: Bool) async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let headers: HTTPHeaders = ["x-ratelimit-remaining": remaining, "x-ratelimit-reset": "1"]
         let (client, transport) = client(
             [.response(status: 403, headers: headers)],
@@ -162,7 +164,7 @@ import FoundationNetworking
 
     @Test("A Retry-After longer than the policy allows is not waited for: the call fails with rateLimited")
     func retryAfterTooLong() async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let (client, transport) = client(
             [.response(status: 503, headers: [.retryAfter: "3600"])],
             policy: RetryPolicy(maxRetryAfter: .seconds(60)),
@@ -180,7 +182,7 @@ import FoundationNetworking
 
     @Test("POST is not retried by default")
     func postNotRetried() async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let (client, transport) = client([.status(503)], policy: RetryPolicy(), clock: clock)
 
         let error = try await #require(throws: EndpointError.self) {
@@ -196,7 +198,7 @@ import FoundationNetworking
 
     @Test("Statuses not chosen and permanent failures are not retried", arguments: [400, 404, 500])
     func notRetryable(status: Int) async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let (client, transport) = client([.status(status)], policy: RetryPolicy(), clock: clock)
 
         _ = try? await client.response(for: .item(1))
@@ -206,7 +208,7 @@ import FoundationNetworking
 
     @Test("An endpoint can switch retrying off")
     func perEndpointOff() async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         let (client, transport) = client([.status(503)], policy: RetryPolicy(), clock: clock)
         var endpoint = Endpoint.item(1)
         endpoint.options.retryPolicy = .never
@@ -256,7 +258,7 @@ import FoundationNetworking
         ]
     )
     func hugeServerWaits(value: String) async throws {
-        let clock = ManualClock()
+        let clock = ImmediateClock()
         var policy = RetryPolicy(maxRetryAfter: .seconds(60))
         policy.rateLimitReset = RateLimitReset(format: .secondsFromNow)
         let (client, _) = client(

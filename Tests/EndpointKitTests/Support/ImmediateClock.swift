@@ -1,7 +1,8 @@
 @testable import EndpointKit
 
-/// A clock whose sleeps return at once, after recording how long they were asked to be.
-final class ManualClock: Clock, Sendable {
+/// A clock whose sleeps return at once, moving its time to their deadline and recording how long they were asked
+/// to be: for tests that check the waits, not their order. `TestClock` is the one that waits until told.
+final class ImmediateClock: Clock, Sendable {
     struct Instant: InstantProtocol {
         var offset: Duration
         func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
