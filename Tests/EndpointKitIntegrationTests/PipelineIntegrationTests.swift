@@ -14,7 +14,7 @@ struct APIError: Error, Decodable, Sendable, Equatable {
 /// Collects exchange records from ``ExchangeLogging`` with the time each was reported.
 final class ExchangeLog: @unchecked Sendable {
     // Safe because every access to `entries` holds `lock`.
-    private var entries: [(record: ExchangeLogging.Record, at: ContinuousClock.Instant)] = []
+    private var entries: [(record: ExchangeRecord, at: ContinuousClock.Instant)] = []
     private let lock = NSLock()
 
     func middleware() -> ExchangeLogging {
@@ -26,14 +26,14 @@ final class ExchangeLog: @unchecked Sendable {
         }
     }
 
-    var records: [(record: ExchangeLogging.Record, at: ContinuousClock.Instant)] {
+    var records: [(record: ExchangeRecord, at: ContinuousClock.Instant)] {
         lock.lock()
         defer { lock.unlock() }
         return entries
     }
 
     /// Waits until `count` exchanges were reported, for calls still running in another task.
-    func waitFor(_ count: Int) async throws -> [(record: ExchangeLogging.Record, at: ContinuousClock.Instant)] {
+    func waitFor(_ count: Int) async throws -> [(record: ExchangeRecord, at: ContinuousClock.Instant)] {
         for _ in 0..<1000 where records.count < count { try await Task.sleep(for: .milliseconds(10)) }
         return records
     }

@@ -11,9 +11,6 @@ import Foundation
 /// `options.isIdempotencyKeyed = false`. With the header, ``URLSessionTransport`` also lets the request use a
 /// pooled connection, since a resend can no longer do harm.
 public struct IdempotencyKey: Middleware {
-    /// `Idempotency-Key`, the header the IETF draft and most APIs use.
-    public static let defaultHeader: HTTPHeaders.Name = "Idempotency-Key"
-
     private let makeKey: @Sendable () -> String
 
     /// Creates the step.
@@ -28,10 +25,10 @@ public struct IdempotencyKey: Middleware {
         -> TransportResponse
     {
         guard context.options.isIdempotencyKeyed, !request.method.isIdempotent,
-            !request.headers.contains(Self.defaultHeader)
+            !request.headers.contains(.idempotencyKey)
         else { return try await next(request, context: context) }
         var request = request
-        request.headers[Self.defaultHeader] = makeKey()
+        request.headers[.idempotencyKey] = makeKey()
         return try await next(request, context: context)
     }
 }

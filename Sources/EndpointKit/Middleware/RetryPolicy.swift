@@ -75,7 +75,7 @@ public struct RetryPolicy: Sendable {
     /// Whether `request` may be retried at all: an idempotent method, or an `Idempotency-Key` header.
     func allowsRetry(of request: TransportRequest) -> Bool {
         retriesNonIdempotentMethods || request.method.isIdempotent
-            || request.headers.contains(IdempotencyKey.defaultHeader)
+            || request.headers.contains(.idempotencyKey)
     }
 
     /// Whether a failure is worth retrying: a timeout or a transient transport failure, never a cancellation

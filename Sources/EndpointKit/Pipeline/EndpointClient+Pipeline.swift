@@ -301,7 +301,7 @@ extension EndpointClient {
         var isStreamed = false
         func complete(_ error: EndpointError?) {
             guard let call, let start else { return }
-            var record = ExchangeLogging.Record(
+            var record = ExchangeRecord(
                 request: request,
                 redactor: redactor,
                 statusCode: statusCode,

@@ -198,7 +198,7 @@ public final class URLSessionTransport: Transport {
         let isDownload = request.bodySink != nil
         let mightBeResent =
             sendsNonIdempotentRequestsOnFreshConnections && !request.method.isIdempotent
-            && !request.headers.contains(IdempotencyKey.defaultHeader)
+            && !request.headers.contains(.idempotencyKey)
         guard isDownload || mightBeResent else { return nil }
         let delegate = SessionDelegate()
         return (URLSession(configuration: freshConfiguration, delegate: delegate, delegateQueue: nil), delegate)

@@ -14,7 +14,7 @@ final class EventLog: ExchangeObserver {
 
     func observe(_ event: ExchangeEvent) { events.withLock { $0.append(event) } }
 
-    var records: [ExchangeLogging.Record] {
+    var records: [ExchangeRecord] {
         events.withLock { events in
             events.compactMap { event in
                 if case .exchangeCompleted(let record) = event { return record }
@@ -202,7 +202,7 @@ struct PipelineTests {
 
     @Test("ExchangeLogging listed as a middleware sees every hop and every attempt with its true number")
     func loggingSeesHopsAndReplays() async throws {
-        let records = Locked([ExchangeLogging.Record]())
+        let records = Locked([ExchangeRecord]())
         let logging = ExchangeLogging { record in records.withLock { $0.append(record) } }
         let transport = StubTransport { request in
             if request.url.path == "/v1/me" { return .response(status: 307, headers: [.location: "/v1/me2"]) }

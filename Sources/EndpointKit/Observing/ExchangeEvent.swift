@@ -15,7 +15,7 @@ public enum ExchangeEvent: Sendable {
     /// A redirect is followed from `from` to `to`.
     case redirected(attempt: Int, from: RequestSummary, to: RequestSummary, statusCode: Int)
     /// One hop ended, with a response or an error: the record ``ExchangeLogging`` prints.
-    case exchangeCompleted(ExchangeLogging.Record)
+    case exchangeCompleted(ExchangeRecord)
     /// The final body was decoded as `type`, or failed to with `error`.
     case decoded(request: RequestSummary, type: String, error: EndpointError?)
 }

@@ -35,16 +35,9 @@ extension HTTPHeaders {
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
         }
 
-        /// Whether values under this name are credentials, redacted in descriptions, logs and cURL output.
-        public var isSensitive: Bool { Self.sensitiveNames.contains(self) }
-
         /// Whether only the transport may set this header.
         var isManagedByTransport: Bool { Self.managedNames.contains(self) }
 
-        private static let sensitiveNames: Set<Name> = [
-            "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token",
-            "x-csrf-token", "x-xsrf-token",
-        ]
         private static let managedNames: Set<Name> = [
             "host", "content-length", "transfer-encoding", "connection", "te", "upgrade", "expect", "keep-alive",
         ]
@@ -69,6 +62,8 @@ extension HTTPHeaders {
         public static let eTag = Name("ETag")
         /// `Host`; set by the transport, never by callers.
         public static let host = Name("Host")
+        /// `Idempotency-Key`, which lets a server recognise a request sent twice.
+        public static let idempotencyKey = Name("Idempotency-Key")
         /// `If-Modified-Since`.
         public static let ifModifiedSince = Name("If-Modified-Since")
         /// `If-None-Match`.

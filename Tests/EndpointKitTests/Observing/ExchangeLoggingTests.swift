@@ -11,7 +11,7 @@ import FoundationNetworking
 @Suite(.timeLimit(.minutes(1))) struct ExchangeLoggingTests {
     @Test("Every attempt is reported with status, bytes, attempt number and no secrets")
     func records() async throws {
-        let records = Locked([ExchangeLogging.Record]())
+        let records = Locked([ExchangeRecord]())
         let transport = StubTransport(replies: [.status(503), .json(#"{"items": []}"#)])
         let client = EndpointClient(
             environment: Fixture.environment,
@@ -35,7 +35,7 @@ import FoundationNetworking
 
     @Test("A failed exchange is reported with its error")
     func failure() async throws {
-        let records = Locked([ExchangeLogging.Record]())
+        let records = Locked([ExchangeRecord]())
         let client = EndpointClient(
             environment: Fixture.environment,
             transport: StubTransport(replies: [.failure(URLError(.cannotConnectToHost))]),
@@ -51,7 +51,7 @@ import FoundationNetworking
 
     @Test("A streamed body is recorded as streamed when its head arrives, not as an empty body; a collected one is not")
     func streamed() async throws {
-        let records = Locked([ExchangeLogging.Record]())
+        let records = Locked([ExchangeRecord]())
         let transport = StubTransport(replies: [
             .streamed(chunks: [Data("line 1\n".utf8), Data("line 2\n".utf8)]), .json(#"{"items": []}"#),
         ])
