@@ -195,7 +195,7 @@ func compare(baseURL: URL, pairs: Int) async throws {
             )
         } else {
             var defaults = RequestDefaults()
-            if ProcessInfo.processInfo.environment["EK_NO_DEADLINE"] != nil { defaults.timeout = .infinity }
+            if ProcessInfo.processInfo.environment["EK_NO_DEADLINE"] != nil { defaults.timeout = nil }
             client = EndpointClient(
                 environment: environment,
                 transport: transport,
@@ -271,7 +271,7 @@ func profile(side: String, baseURL: URL, count: Int) async throws {
         }
     } else {
         var defaults = RequestDefaults()
-        if ProcessInfo.processInfo.environment["EK_NO_DEADLINE"] != nil { defaults.timeout = .infinity }
+        if ProcessInfo.processInfo.environment["EK_NO_DEADLINE"] != nil { defaults.timeout = nil }
         let fresh = ProcessInfo.processInfo.environment["EK_NO_FRESH"] == nil
         let client = EndpointClient(
             environment: ServerEnvironment(baseURL: baseURL),
@@ -289,7 +289,7 @@ func profile(side: String, baseURL: URL, count: Int) async throws {
 /// Answers every request at once with the same body: what EndpointKit itself costs per call, without a network.
 struct InstantTransport: Transport {
     let body: Data
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         TransportResponse(statusCode: 200, headers: [.contentType: "application/json"], url: request.url, data: body)
     }
 }
@@ -379,7 +379,7 @@ func redirectCancelStress(faultURL: URL, calls: Int) async throws {
             let timeout = Double.random(in: 0.05...0.6)
             group.addTask {
                 var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "slow-redirect/\(key)/3")
-                endpoint.timeout = timeout
+                endpoint.timeout = .milliseconds(Int(timeout * 1000))
                 do throws(EndpointError) {
                     _ = try await client.response(for: endpoint)
                     return "ok"

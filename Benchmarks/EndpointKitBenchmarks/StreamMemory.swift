@@ -37,7 +37,7 @@ func streamMemory(nginxURL: URL, mebibytes: Int) async throws {
     let before = currentResidentKilobytes()
     let clock = ContinuousClock()
     let started = clock.now
-    let stream = try await client.bytes(
+    let stream = try await client.stream(
         for: Endpoint<EndpointKinds.Public, Data>(path: EndpointPath(stringLiteral: path))
     )
     var decoded = 0

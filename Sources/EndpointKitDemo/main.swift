@@ -125,7 +125,7 @@ await step("A typed error: an item that does not exist") { () async throws(Endpo
 }
 
 await step("The decoded value with its response: status, headers, attempts, timing") { () async throws(EndpointError) in
-    let response = try await client.send(.item(1))
+    let response = try await client.exchange(for: .item(1))
     print(
         "  ✓ \(response.value.name): status \(response.statusCode), \(response.headers.count) header(s), "
             + "\(response.attempts) attempt(s), first byte after \(response.timeToFirstByte)"
@@ -153,7 +153,7 @@ await step("A download to a file, with a progress bar") { () async throws(Endpoi
 
 await step("A streamed event feed: Server-Sent Events as they arrive") { () async throws(EndpointError) in
     let policy = ServerSentEvents.ReconnectPolicy(defaultDelay: .milliseconds(10))
-    for try await event in client.events(for: .storeEvents, policy: policy) {
+    for try await event in try await client.stream(for: .storeEvents, policy: policy) {
         print("  ✓ \(event.type) #\(event.id ?? "-"): \(event.data.replacingOccurrences(of: "\n", with: " / "))")
     }
 }

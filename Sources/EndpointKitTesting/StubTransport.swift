@@ -22,8 +22,11 @@ import Testing
 public actor StubTransport: Transport {
     private var replies: [StubResponse]
     private let handler: (@Sendable (TransportRequest) async throws -> StubResponse)?
+    private let clock: any Clock<Duration>
     /// Every request sent so far, in order, as the transport received it (typed, with its body).
     public private(set) var transportRequests: [TransportRequest] = []
+    /// The options each request was sent with, in the same order: its deadline, idle timeout and body handling.
+    public private(set) var sentOptions: [TransportOptions] = []
 
     /// Every request sent so far, in order, as a `URLRequest` (an in-memory body as `httpBody`).
     public var requests: [URLRequest] {
@@ -39,15 +42,26 @@ public actor StubTransport: Transport {
     }
 
     /// Creates a transport that answers requests with `replies`, in order.
-    public init(replies: [StubResponse]) {
+    ///
+    /// - Parameters:
+    ///   - replies: The answers, in order.
+    ///   - clock: The clock a reply's ``StubResponse/delay`` is waited on: pass the client's (a `TestClock` in
+    ///     a test that moves time by hand) so that one clock rules every wait.
+    public init(replies: [StubResponse], clock: any Clock<Duration> = ContinuousClock()) {
         self.replies = replies
         self.handler = nil
+        self.clock = clock
     }
 
-    /// Creates a transport that answers each request with whatever `handler` returns for it.
-    public init(handler: @escaping @Sendable (TransportRequest) async throws -> StubResponse) {
+    /// Creates a transport that answers each request with whatever `handler` returns for it; a reply's delay is
+    /// waited on `clock`.
+    public init(
+        clock: any Clock<Duration> = ContinuousClock(),
+        handler: @escaping @Sendable (TransportRequest) async throws -> StubResponse
+    ) {
         self.replies = []
         self.handler = handler
+        self.clock = clock
     }
 
     /// Queues more replies.
@@ -55,9 +69,10 @@ public actor StubTransport: Transport {
         replies.append(contentsOf: more)
     }
 
-    /// Records `request` and answers it.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    /// Records `request` and its options, and answers it.
+    public func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         transportRequests.append(request)
+        sentOptions.append(options)
         let reply: StubResponse
         if let handler {
             reply = try await handler(request)
@@ -74,7 +89,7 @@ public actor StubTransport: Transport {
             #endif
             throw error
         }
-        if reply.delay > .zero { try await Task.sleep(for: reply.delay) }
+        if reply.delay > .zero { try await clock.sleep(for: reply.delay) }
         try Task.checkCancellation()
         switch reply.outcome {
         case .response(var response):

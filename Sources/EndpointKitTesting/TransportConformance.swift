@@ -54,7 +54,10 @@ public enum TransportConformance {
 
     private static func statuses(_ transport: any Transport, _ base: URL) async throws -> String? {
         for status in [200, 204, 404, 500, 503] {
-            let response = try await transport.send(TransportRequest(url: url(base, "/status/\(status)")))
+            let response = try await transport.send(
+                TransportRequest(url: url(base, "/status/\(status)")),
+                options: TransportOptions()
+            )
             _ = try await response.body.collect(upTo: 1 << 20)
             if response.statusCode != status { return "asked for \(status), got \(response.statusCode)" }
         }
@@ -70,7 +73,7 @@ public enum TransportConformance {
             TransportRequest(url: try url(base, "/status/304")),
         ]
         for request in requests {
-            let response = try await transport.send(request)
+            let response = try await transport.send(request, options: TransportOptions())
             let body = try await response.body.collect(upTo: 1 << 20)
             if let length = response.body.length, length != 0 {
                 return "\(request.method) \(request.url.path) announced a body of \(length) bytes"
@@ -82,7 +85,7 @@ public enum TransportConformance {
 
     private static func repeatedHeaders(_ transport: any Transport, _ base: URL) async throws -> String? {
         let request = TransportRequest(url: try url(base, "/response-headers?X-Twice=first&X-Twice=second"))
-        let response = try await transport.send(request)
+        let response = try await transport.send(request, options: TransportOptions())
         _ = try await response.body.collect(upTo: 1 << 20)
         let values = response.headers.values(for: "X-Twice").flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -91,7 +94,7 @@ public enum TransportConformance {
 
     private static func noRedirects(_ transport: any Transport, _ base: URL) async throws -> String? {
         let request = TransportRequest(url: try url(base, "/redirect-to?url=/get&status_code=302"))
-        let response = try await transport.send(request)
+        let response = try await transport.send(request, options: TransportOptions())
         _ = try await response.body.collect(upTo: 1 << 20)
         guard response.statusCode == 302 else { return "a 302 was followed: got \(response.statusCode)" }
         return response.headers[.location] == "/get" ? nil : "Location was \(response.headers[.location] ?? "missing")"
@@ -99,7 +102,7 @@ public enum TransportConformance {
 
     private static func streamedBody(_ transport: any Transport, _ base: URL) async throws -> String? {
         let request = TransportRequest(url: try url(base, "/drip?numbytes=4&duration=1&delay=0"))
-        let response = try await transport.send(request)
+        let response = try await transport.send(request, options: TransportOptions())
         var chunks = 0
         var bytes = 0
         for try await chunk in response.body {
@@ -113,7 +116,7 @@ public enum TransportConformance {
     private static func leavingTheBody(_ transport: any Transport, _ base: URL) async throws -> String? {
         // 10 bytes over 5 s: a transport that does not stop the transfer keeps this check waiting that long.
         let request = TransportRequest(url: try url(base, "/drip?numbytes=10&duration=5&delay=0"))
-        let response = try await transport.send(request)
+        let response = try await transport.send(request, options: TransportOptions())
         let reader = Task { () throws -> Int in
             var bytes = 0
             for try await chunk in response.body {
@@ -137,7 +140,7 @@ public enum TransportConformance {
     private static func cancellingBeforeTheHead(_ transport: any Transport, _ base: URL) async throws -> String? {
         // httpbin answers /delay/10 after 10 s: a transport that ignores cancellation keeps this check that long.
         let request = TransportRequest(url: try url(base, "/delay/10"))
-        let caller = Task { try await transport.send(request) }
+        let caller = Task { try await transport.send(request, options: TransportOptions()) }
         caller.cancel()
         switch await caller.result {
         case .success(let response):
@@ -168,7 +171,7 @@ public enum TransportConformance {
                 headers: [.contentType: "text/plain"],
                 body: body
             )
-            let response = try await transport.send(request)
+            let response = try await transport.send(request, options: TransportOptions())
             let echo = try await response.body.collect(upTo: 1 << 20)
             struct Echo: Decodable { var data: String }
             let sent = try JSONDecoder().decode(Echo.self, from: echo).data
@@ -191,7 +194,10 @@ public enum TransportConformance {
     private static func largeBodies(_ transport: any Transport, _ base: URL) async throws -> String? {
         // httpbin serves at most 100 KiB of generated bytes; the request body can be larger.
         let size = 102_400
-        let response = try await transport.send(TransportRequest(url: try url(base, "/stream-bytes/\(size)?seed=7")))
+        let response = try await transport.send(
+            TransportRequest(url: try url(base, "/stream-bytes/\(size)?seed=7")),
+            options: TransportOptions()
+        )
         let body = try await response.body.collect(upTo: 2 * size)
         if body.count != size { return "expected a \(size)-byte response, got \(body.count) bytes" }
 
@@ -202,7 +208,7 @@ public enum TransportConformance {
             headers: [.contentType: "text/plain"],
             body: .data(upload)
         )
-        let echo = try await transport.send(request).body.collect(upTo: 16 << 20)
+        let echo = try await transport.send(request, options: TransportOptions()).body.collect(upTo: 16 << 20)
         struct Echo: Decodable { var data: String }
         let received = try JSONDecoder().decode(Echo.self, from: echo).data.utf8.count
         return received == upload.count ? nil : "a \(upload.count)-byte upload arrived as \(received) bytes"

@@ -10,14 +10,14 @@ struct BodySinkIntegrationTests {
     func writerChosenOnce() async throws {
         let asked = Locked(0)
         let written = Locked(Data())
-        var request = TransportRequest(url: try TestServers.nginx().appendingPathComponent("user-100k.json"))
+        let request = TransportRequest(url: try TestServers.nginx().appendingPathComponent("user-100k.json"))
         let write: @Sendable (Data) throws -> Void = { chunk in written.withLock { $0.append(chunk) } }
-        request.bodySink = { status, _ in
+        let sink = BodySink { status, _ in
             asked.withLock { $0 += 1 }
             return status == 200 ? write : nil
         }
 
-        let response = try await URLSessionTransport().send(request)
+        let response = try await URLSessionTransport().send(request, options: TransportOptions(body: .write(to: sink)))
         try await response.body.drain(into: { _ in Issue.record("a chunk reached the reader, not the writer") })
 
         #expect(asked.withLock { $0 } == 1)

@@ -33,7 +33,7 @@ struct ErrorContextIntegrationTests {
     func timeoutNamesItsSetting() async throws {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
         var held = Endpoint<EndpointKinds.Public, Data>(path: "hold/\(UUID().uuidString)")
-        held.timeout = 1
+        held.timeout = .seconds(1)
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: held) }
 

@@ -85,7 +85,7 @@ struct FaultIntegrationTests {
             path: "drop-reused/\(key)",
             body: DataBody(Data("once".utf8))
         )
-        post.timeout = 10
+        post.timeout = .seconds(10)
 
         _ = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)"))
         let echoed = try await client.response(for: post)
@@ -148,7 +148,7 @@ struct FaultIntegrationTests {
         let key = UUID().uuidString
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
         var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "slow-redirect/\(key)/10")
-        endpoint.timeout = 0.5
+        endpoint.timeout = .milliseconds(500)
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
         let hops = try await client.response(for: .arrivals("slow-redirect", key)).count
@@ -166,7 +166,7 @@ struct FaultIntegrationTests {
             for index in 0..<120 {
                 group.addTask {
                     var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "slow-redirect/\(UUID().uuidString)/2")
-                    endpoint.timeout = 0.05 + Double(index % 12) * 0.025  // 0.05 … 0.325 s, across the 0.1 s hops
+                    endpoint.timeout = .milliseconds(50 + (index % 12) * 25)  // 0.05 … 0.325 s, across the 0.1 s hops
                     do throws(EndpointError) {
                         _ = try await client.response(for: endpoint)
                         return nil

@@ -31,7 +31,7 @@ struct InformationalResponseIntegrationTests {
             hold: true
         )
         // Far longer than the test may take: an error that came from this timeout would fail the time limit.
-        endpoint.timeout = 300
+        endpoint.timeout = .seconds(300)
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
 

@@ -86,7 +86,7 @@ struct LoadIntegrationTests {
                         queryItems: [URLQueryItem(name: "quiet-close", value: "1")],
                         body: DataBody(body)
                     )
-                    post.timeout = 30
+                    post.timeout = .seconds(30)
                     do throws(EndpointError) {
                         return (index, .success(try await client.response(for: post)))
                     } catch {

@@ -316,7 +316,7 @@ struct PipelineIntegrationTests {
         let key = UUID().uuidString
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
         var endpoint = Endpoint<EndpointKinds.Public, EmptyResponse>(path: "hold/\(key)")
-        endpoint.timeout = 0.3
+        endpoint.timeout = .milliseconds(300)
         let clock = ContinuousClock()
         let start = clock.now
 
@@ -375,11 +375,11 @@ actor CountingTransport: Transport {
 
     init(base: any Transport) { self.base = base }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         current += 1
         total += 1
         peak = max(peak, current)
         defer { current -= 1 }
-        return try await base.send(request)
+        return try await base.send(request, options: options)
     }
 }

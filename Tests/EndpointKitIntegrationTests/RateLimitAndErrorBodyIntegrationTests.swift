@@ -39,7 +39,7 @@ struct RateLimitAndErrorBodyIntegrationTests {
             middleware: [Retry(RetryPolicy(rateLimitReset: .github))]
         )
 
-        let response = try await client.send(Endpoint<EndpointKinds.Public, Thing>(path: "ratelimit/\(key)"))
+        let response = try await client.exchange(for: Endpoint<EndpointKinds.Public, Thing>(path: "ratelimit/\(key)"))
 
         #expect(response.value == Thing(id: 1, name: "ok"))
         #expect(response.attempts == 2)

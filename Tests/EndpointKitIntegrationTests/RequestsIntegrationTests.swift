@@ -295,7 +295,7 @@ struct RequestsIntegrationTests {
     func endpointTimeout() async throws {
         let client = try TestServers.httpbinClient()
         var endpoint = Endpoint<EndpointKinds.Public, EmptyResponse>.delay(seconds: 5)
-        endpoint.timeout = 1
+        endpoint.timeout = .seconds(1)
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
 

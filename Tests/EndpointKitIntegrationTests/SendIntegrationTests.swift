@@ -17,8 +17,8 @@ struct SendIntegrationTests {
         let link = "<https://api.example.com/items?page=2>; rel=\"next\""
         let client = try TestServers.httpbinClient()
 
-        let response = try await client.send(
-            Endpoint<EndpointKinds.Public, [String: String]>(
+        let response = try await client.exchange(
+            for: Endpoint<EndpointKinds.Public, [String: String]>(
                 path: "response-headers",
                 queryItems: [URLQueryItem(name: "Link", value: link)]
             )
@@ -35,7 +35,7 @@ struct SendIntegrationTests {
     func finalURL() async throws {
         let client = try TestServers.httpbinClient()
 
-        let response = try await client.send(Endpoint<EndpointKinds.Public, GetEcho>(path: "redirect/2"))
+        let response = try await client.exchange(for: Endpoint<EndpointKinds.Public, GetEcho>(path: "redirect/2"))
 
         #expect(response.url?.path == "/get")
         #expect(response.value.url.hasSuffix("/get"))

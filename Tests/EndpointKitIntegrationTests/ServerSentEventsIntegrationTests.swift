@@ -21,8 +21,9 @@ struct ServerSentEventsIntegrationTests {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
 
         var received: [ServerSentEvent] = []
-        for try await event in client.events(for: Endpoint<EndpointKinds.Public, ServerSentEvents>(path: "sse/\(key)"))
-        {
+        for try await event in try await client.stream(
+            for: Endpoint<EndpointKinds.Public, ServerSentEvents>(path: "sse/\(key)")
+        ) {
             received.append(event)
         }
 
@@ -43,7 +44,7 @@ struct ServerSentEventsIntegrationTests {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.nginx()))
 
         let error = try await #require(throws: EndpointError.self) {
-            for try await _ in client.events(
+            for try await _ in try await client.stream(
                 for: Endpoint<EndpointKinds.Public, ServerSentEvents>(path: "missing-events")
             ) {}
         }
@@ -59,7 +60,7 @@ struct ServerSentEventsIntegrationTests {
             queryItems: [URLQueryItem(name: "case", value: testCase)]
         )
         var received: [ServerSentEvent] = []
-        for try await event in client.events(for: endpoint) { received.append(event) }
+        for try await event in try await client.stream(for: endpoint) { received.append(event) }
         return received
     }
 

@@ -29,7 +29,7 @@ struct StreamingIntegrationTests {
         let key = UUID().uuidString
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
 
-        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/4"))
+        let stream = try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/4"))
         var received: [Tick] = []
         var sentWhenReceived: [Int] = []
         for try await tick in stream.jsonLines(of: Tick.self) {
@@ -48,7 +48,7 @@ struct StreamingIntegrationTests {
         let key = UUID().uuidString
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
 
-        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/4"))
+        let stream = try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/4"))
         for try await line in stream.lines {
             #expect(line == #"{"index": 0}"#)
             break
@@ -69,9 +69,9 @@ struct StreamingIntegrationTests {
             path: "jsonl/\(key)/2",
             queryItems: [URLQueryItem(name: "delay-ms", value: "1500")]
         )
-        endpoint.timeout = 1
+        endpoint.timeout = .seconds(1)
 
-        let stream = try await client.bytes(for: endpoint)
+        let stream = try await client.stream(for: endpoint)
         var ticks: [Tick] = []
         for try await tick in stream.jsonLines(of: Tick.self) { ticks.append(tick) }
 
@@ -84,7 +84,7 @@ struct StreamingIntegrationTests {
         let key = UUID().uuidString
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
 
-        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/1"))
+        let stream = try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/1"))
         let error = try await #require(throws: EndpointError.self) {
             for try await _ in stream.jsonLines(of: Named.self) {}
         }
@@ -107,7 +107,7 @@ struct StreamingIntegrationTests {
         // A paced server (64 KiB every 2 ms), so that URLSession's delegate keeps up and the backlog builds in
         // EndpointKit's buffer; against a fast one it can instead wait in URLSession's delegate queue, out of
         // reach, and reach a reader that starts waiting later one chunk at a time.
-        let stream = try await client.bytes(
+        let stream = try await client.stream(
             for: Endpoint<EndpointKinds.Public, Data>(
                 path: "file/\(key)/16",
                 queryItems: [URLQueryItem(name: "pace", value: "1")]
@@ -135,7 +135,7 @@ struct StreamingIntegrationTests {
             middleware: [auth]
         )
 
-        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Authenticated, Data>(path: "protected"))
+        let stream = try await client.stream(for: Endpoint<EndpointKinds.Authenticated, Data>(path: "protected"))
         var lines: [String] = []
         for try await line in stream.lines { lines.append(line) }
 
@@ -153,10 +153,10 @@ struct StreamingIntegrationTests {
             middleware: [Retry(RetryPolicy(baseDelay: .milliseconds(10), jitter: 0, rateLimitReset: .github))]
         )
 
-        let limited = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "ratelimit/\(key)"))
+        let limited = try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: "ratelimit/\(key)"))
         var lines: [String] = []
         for try await line in limited.lines { lines.append(line) }
-        let cut = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "truncated/\(key)"))
+        let cut = try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: "truncated/\(key)"))
         var received = 0
         let error = try await #require(throws: EndpointError.self) {
             for try await chunk in cut.body { received += chunk.count }
@@ -176,7 +176,7 @@ struct StreamingIntegrationTests {
         let key = UUID().uuidString
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
 
-        let stream = try await client.bytes(
+        let stream = try await client.stream(
             for: Endpoint<EndpointKinds.Private, Data>(path: "file-redirect/\(key)/1"),
             using: AccessToken("s3cr3t")
         )
@@ -194,7 +194,7 @@ struct StreamingIntegrationTests {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.nginx()))
 
         let error = try await #require(throws: EndpointError.self) {
-            _ = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "missing.jsonl"))
+            _ = try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: "missing.jsonl"))
         }
 
         #expect(error.kind == .unacceptableStatus)

@@ -19,7 +19,7 @@ struct TransportConformanceIntegrationTests {
     @Test("StubTransport hands on what its handler returns unchanged: answering from a real transport, it conforms")
     func stubTransportConforms() async throws {
         let real = URLSessionTransport()
-        let stub = StubTransport { request in .response(try await real.send(request)) }
+        let stub = StubTransport { request in .response(try await real.send(request, options: TransportOptions())) }
 
         let failures = await TransportConformance.check(stub, httpbinURL: try TestServers.httpbin())
 
@@ -32,8 +32,8 @@ struct TransportConformanceIntegrationTests {
         /// Follows redirects and buffers every body, as `URLSession.data(for:)` does.
         struct Buffering: Transport {
             let session = URLSessionTransport(session: URLSession(configuration: .ephemeral))
-            func send(_ request: TransportRequest) async throws -> TransportResponse {
-                try await session.send(request)
+            func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+                try await session.send(request, options: options)
             }
         }
 

@@ -8,8 +8,12 @@ extension EndpointClient {
     /// Sends `endpoint` and returns as soon as the response head arrives, with the body streaming in as the
     /// server sends it: as bytes (``StreamedResponse/body``), lines, or JSON Lines.
     ///
-    ///     let stream = try await client.bytes(for: .liveEvents, using: token)
+    ///     let stream = try await client.stream(for: .liveLog, using: token)
     ///     for try await line in stream.lines { print(line) }
+    ///
+    /// An endpoint whose response type is ``JSONLines`` streams its decoded elements instead
+    /// (``stream(for:using:)->JSONLineSequence<Element>``), and one of ``ServerSentEvents`` its events
+    /// (``stream(for:using:policy:)``).
     ///
     /// The whole pipeline applies to the head: credentials and refresh, retries before the first byte,
     /// redirects, validators (which see no body) and the status check; an error status's body is read, up to
@@ -21,78 +25,122 @@ extension EndpointClient {
     /// transfer.
     ///
     /// - Throws: ``EndpointError``, as ``response(for:using:)`` does before the body.
-    public func bytes<Kind: EndpointKind, Response>(
+    public func stream<Kind: EndpointKind, Response>(
         for endpoint: Endpoint<Kind, Response>,
         using requestData: Kind.RequestData
     ) async throws(EndpointError) -> StreamedResponse {
-        var request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
-        // Linux URLSession cannot slow a server down: what a slow reader leaves waiting is bounded by the limit.
-        request.streamBufferLimit = endpoint.maximumResponseSize ?? defaults.maximumResponseSize
+        let prepared = try endpoint.makeCall(in: environment, with: requestData, defaults: defaults)
         // A body file (multipart) is sent before the head arrives: it can go once this returns.
-        defer { request.removeTemporaryBodyFile() }
-        let context = context(for: endpoint)
-        do throws(EndpointError) {
-            let response = try await execute(request, context: context, bodyLimit: nil, validating: true)
-            var body = response.body
-            body.request = redactor.summary(of: request)
-            return StreamedResponse(
-                statusCode: response.statusCode,
-                headers: response.headers,
-                url: response.url,
-                attempts: max(context.call?.attemptCount ?? 1, 1),
-                body: body
-            )
-        } catch {
-            throw attachingCURLCommand(to: error, for: request)
-        }
+        defer { prepared.removeTemporaryBodyFile() }
+        // Linux URLSession cannot slow a server down: what a slow reader leaves waiting is bounded by the limit.
+        let result = try await pipeline.run(
+            prepared,
+            body: .stream(bufferLimit: prepared.bodyLimit),
+            validating: endpoint.options.isValidated
+        )
+        var body = result.response.body
+        body.request = redactor.summary(of: prepared.request)
+        return StreamedResponse(
+            statusCode: result.response.statusCode,
+            headers: result.response.headers,
+            url: result.response.url,
+            attempts: result.attempts,
+            body: body
+        )
     }
 
-    /// Streams an endpoint whose kind needs no request data; see ``bytes(for:using:)``.
-    public func bytes<Kind: EndpointKind, Response>(
+    /// Streams an endpoint whose kind needs no request data; see ``stream(for:using:)->StreamedResponse``.
+    public func stream<Kind: EndpointKind, Response>(
         for endpoint: Endpoint<Kind, Response>
     ) async throws(EndpointError) -> StreamedResponse where Kind.RequestData == Void {
-        try await bytes(for: endpoint, using: ())
+        try await stream(for: endpoint, using: ())
     }
-}
 
-extension EndpointClient {
+    /// Sends a JSON Lines endpoint and returns its elements, each decoded as it arrives, once the head has
+    /// arrived: the byte stream read with ``StreamedResponse/jsonLines(of:decoder:)`` and the endpoint's decoder
+    /// (or the client's).
+    ///
+    ///     for try await tick in try await client.stream(for: .ticks, using: token) { show(tick) }
+    ///
+    /// - Throws: ``EndpointError``, as the byte stream does; a line that does not decode fails the sequence
+    ///   with ``EndpointError/Kind/decodingFailed``.
+    public func stream<Kind: EndpointKind, Element>(
+        for endpoint: Endpoint<Kind, JSONLines<Element>>,
+        using requestData: Kind.RequestData
+    ) async throws(EndpointError) -> JSONLineSequence<Element> {
+        let stream: StreamedResponse = try await stream(for: endpoint, using: requestData)
+        return stream.jsonLines(of: Element.self, decoder: endpoint.decoder ?? defaults.decoder)
+    }
+
+    /// The JSON Lines of an endpoint whose kind needs no request data.
+    public func stream<Kind: EndpointKind, Element>(
+        for endpoint: Endpoint<Kind, JSONLines<Element>>
+    ) async throws(EndpointError) -> JSONLineSequence<Element> where Kind.RequestData == Void {
+        try await stream(for: endpoint, using: ())
+    }
+
     /// The endpoint's Server-Sent Events, reconnecting as `policy` allows; see ``ServerSentEvents``.
     ///
     ///     extension Endpoint where Kind == EndpointKinds.Private, Response == ServerSentEvents {
     ///         static var notifications: Self { Endpoint(path: "notifications") }
     ///     }
-    ///     for try await event in client.events(for: .notifications, using: token) { print(event.type, event.data) }
+    ///     for try await event in try await client.stream(for: .notifications, using: token) {
+    ///         print(event.type, event.data)
+    ///     }
     ///
     /// The endpoint declares ``ServerSentEvents`` as its response type, so an endpoint of another kind of body
     /// cannot be read as events by mistake.
     ///
-    /// Each connection is a ``bytes(for:using:)`` call with `Accept: text/event-stream` and, after the first,
-    /// `Last-Event-ID`: the whole pipeline applies to each, and only the idle timeout bounds an open stream.
-    public func events<Kind: EndpointKind>(
+    /// The request is built here, so an endpoint that cannot be sent fails at once; the first connection is made
+    /// when the loop starts. Each connection is a byte stream with `Accept: text/event-stream` and, after the
+    /// first, `Last-Event-ID`: the whole pipeline applies to each, and only the idle timeout bounds an open
+    /// stream.
+    ///
+    /// - Throws: ``EndpointError/Kind/invalidRequest`` or ``EndpointError/Kind/encodingFailed`` when the request
+    ///   cannot be built; the sequence throws what each connection does.
+    public func stream<Kind: EndpointKind>(
         for endpoint: Endpoint<Kind, ServerSentEvents>,
         using requestData: Kind.RequestData,
-        policy: ServerSentEvents.ReconnectPolicy = ServerSentEvents.ReconnectPolicy()
-    ) -> ServerSentEvents {
+        policy: ServerSentEvents.ReconnectPolicy
+    ) async throws(EndpointError) -> ServerSentEvents {
         var endpoint = endpoint
         endpoint.headers[.accept] = "text/event-stream"
         if !endpoint.headers.contains(.cacheControl) { endpoint.headers[.cacheControl] = "no-cache" }
+        // Built once now, so that a request that cannot be sent fails here rather than at the first event.
+        try endpoint.makeCall(in: environment, with: requestData, defaults: defaults).removeTemporaryBodyFile()
         let base = endpoint
         return ServerSentEvents(
-            connect: { lastEventID throws(EndpointError) in
+            connect: { lastEventID throws(EndpointError) -> StreamedResponse in
                 var endpoint = base
                 if let lastEventID { endpoint.headers["Last-Event-ID"] = lastEventID }
-                return try await bytes(for: endpoint, using: requestData)
+                return try await stream(for: endpoint, using: requestData)
             },
             policy: policy,
             clock: clock
         )
     }
 
-    /// Server-Sent Events of an endpoint whose kind needs no request data; see ``events(for:using:policy:)``.
-    public func events<Kind: EndpointKind>(
+    /// The endpoint's Server-Sent Events with the default ``ServerSentEvents/ReconnectPolicy``; see
+    /// ``stream(for:using:policy:)``.
+    public func stream<Kind: EndpointKind>(
         for endpoint: Endpoint<Kind, ServerSentEvents>,
-        policy: ServerSentEvents.ReconnectPolicy = ServerSentEvents.ReconnectPolicy()
-    ) -> ServerSentEvents where Kind.RequestData == Void {
-        events(for: endpoint, using: (), policy: policy)
+        using requestData: Kind.RequestData
+    ) async throws(EndpointError) -> ServerSentEvents {
+        try await stream(for: endpoint, using: requestData, policy: ServerSentEvents.ReconnectPolicy())
+    }
+
+    /// Server-Sent Events of an endpoint whose kind needs no request data; see ``stream(for:using:policy:)``.
+    public func stream<Kind: EndpointKind>(
+        for endpoint: Endpoint<Kind, ServerSentEvents>,
+        policy: ServerSentEvents.ReconnectPolicy
+    ) async throws(EndpointError) -> ServerSentEvents where Kind.RequestData == Void {
+        try await stream(for: endpoint, using: (), policy: policy)
+    }
+
+    /// Server-Sent Events of an endpoint whose kind needs no request data, with the default reconnect policy.
+    public func stream<Kind: EndpointKind>(
+        for endpoint: Endpoint<Kind, ServerSentEvents>
+    ) async throws(EndpointError) -> ServerSentEvents where Kind.RequestData == Void {
+        try await stream(for: endpoint, using: (), policy: ServerSentEvents.ReconnectPolicy())
     }
 }

@@ -13,32 +13,47 @@ import FoundationNetworking
 /// A client is a value: copy it and change ``environment`` to send the same endpoints elsewhere. It is
 /// `Sendable`; share one across tasks. Every method throws ``EndpointError`` only, and cancelling the calling
 /// task cancels the transfer.
+///
+/// ## The verbs
+/// Six, each named for what it returns, all taking the same endpoint and request data:
+/// - ``response(for:using:)``: the decoded value;
+/// - ``exchange(for:using:)``: the decoded value with its response (``Response``: status, headers, URL,
+///   attempts, timings);
+/// - ``publisher(for:using:)``: the value as a cold ``EndpointPublisher`` (any verb becomes one with
+///   ``EndpointPublisher/init(_:)``);
+/// - ``stream(for:using:)->StreamedResponse``: the body as it arrives: bytes and lines (``StreamedResponse``), JSON Lines, or
+///   Server-Sent Events, as the endpoint's response type says;
+/// - ``download(for:using:to:)``: the body written to a file, resumable;
+/// - ``curlCommand(for:using:revealingSecrets:)``: the request as a `curl` command, sent nowhere.
 public struct EndpointClient: Sendable {
     /// Where requests go.
     public var environment: ServerEnvironment
-    /// What sends requests.
-    public let transport: any Transport
     /// Whether response bodies are unwrapped from an envelope; endpoints can override it.
     public let envelope: ResponseEnvelope
-    /// Encoder, decoder, timeout, cache policy and headers every request starts from.
+    /// Encoder, decoder, timeouts, size limit and headers every request starts from.
     public let defaults: RequestDefaults
-    /// The steps every request passes through, outermost first; see ``Middleware`` for the recommended order.
-    public let middleware: [any Middleware]
-    /// Judges each final response, in order, before the 2xx status check.
-    public let validators: [ResponseValidator]
-    /// How redirects are followed.
-    public let redirectPolicy: RedirectPolicy
-    /// What watches every call: attempts, redirect hops, progress and decoding. Middleware that are also
-    /// ``ExchangeObserver``s (such as ``ExchangeLogging``) are added here.
-    public let observers: [any ExchangeObserver]
-    /// The one clock every step runs on: deadlines, retry backoff, validator delays and observer timings.
-    public let clock: any Clock<Duration>
-    /// The one list of secrets, from ``defaults``.
-    let redactor: Redactor
-
+    /// The engine every verb runs: middleware, attempts and their deadline, hops, the transport, validators.
+    let pipeline: Pipeline
     /// The decoder actually used: a copy of the defaults' decoder that also names the envelope key, so the
     /// caller's decoder is never mutated.
     let responseDecoder: JSONDecoder
+
+    /// What sends requests.
+    public var transport: any Transport { pipeline.transport }
+    /// The steps every request passes through, outermost first; see ``Middleware`` for the recommended order.
+    public var middleware: [any Middleware] { pipeline.middleware }
+    /// Judges each final response, in order, before the 2xx status check.
+    public var validators: [ResponseValidator] { pipeline.validators }
+    /// How redirects are followed.
+    public var redirectPolicy: RedirectPolicy { pipeline.redirectPolicy }
+    /// What watches every call: attempts, redirect hops, progress and decoding. Middleware that are also
+    /// ``ExchangeObserver``s (such as ``ExchangeLogging``) are added here.
+    public var observers: [any ExchangeObserver] { pipeline.observers }
+    /// The one clock every wait and every timing reads: deadlines, retry backoff, `Retry-After` waits, validator
+    /// delays, stub delays, observer and ``Response`` timings.
+    public var clock: any Clock<Duration> { pipeline.clock }
+    /// The one list of secrets, from ``defaults``.
+    var redactor: Redactor { pipeline.redactor }
 
     /// Creates a client.
     ///
@@ -47,12 +62,13 @@ public struct EndpointClient: Sendable {
     ///   - transport: What sends them; a new ``URLSessionTransport`` unless given.
     ///   - envelope: Whether bodies are wrapped, e.g. ``ResponseEnvelope/networkResponse``; ``ResponseEnvelope/plain``
     ///     unless given.
-    ///   - defaults: Encoder, decoder, timeout, cache policy and headers for every request.
+    ///   - defaults: Encoder, decoder, timeouts, size limit and headers for every request.
     ///   - middleware: The steps every request passes through, outermost first.
     ///   - validators: Judges of every final response, run in order before the 2xx status check.
     ///   - redirectPolicy: How redirects are followed; ``RedirectPolicy/default`` unless given.
     ///   - observers: What watches every call, e.g. ``ExchangeLogging``.
-    ///   - clock: The clock every step runs on; tests pass a manual one (`TestClock` in `EndpointKitTesting`).
+    ///   - clock: The clock every wait and timing reads; tests pass one they move by hand (`TestClock` in
+    ///     `EndpointKitTesting`).
     public init(
         environment: ServerEnvironment,
         transport: any Transport = URLSessionTransport(),
@@ -65,15 +81,17 @@ public struct EndpointClient: Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.environment = environment
-        self.transport = transport
         self.envelope = envelope
         self.defaults = defaults
-        self.middleware = middleware
-        self.validators = validators
-        self.redirectPolicy = redirectPolicy
-        self.observers = observers + middleware.compactMap { $0 as? any ExchangeObserver }
-        self.clock = clock
-        self.redactor = Redactor(defaults)
+        pipeline = Pipeline(
+            transport: transport,
+            middleware: middleware,
+            validators: validators,
+            redirectPolicy: redirectPolicy,
+            observers: observers + middleware.compactMap { $0 as? any ExchangeObserver },
+            clock: clock,
+            redactor: Redactor(defaults)
+        )
         let responseDecoder = defaults.decoder.copy()
         if let key = envelope.key { responseDecoder.userInfo[.networkResponseKey] = key }
         self.responseDecoder = responseDecoder
@@ -99,83 +117,7 @@ public struct EndpointClient: Sendable {
         for endpoint: Endpoint<Kind, Response>,
         using requestData: Kind.RequestData
     ) async throws(EndpointError) -> Response {
-        try await send(endpoint, using: requestData).value
-    }
-
-    /// Sends `endpoint` with `requestData` and returns the decoded value with the response it came from: status,
-    /// headers, final URL, attempts and timing.
-    ///
-    ///     let page = try await client.send(.repositories(of: "apple"), using: token)
-    ///     let next = page.headers["Link"]
-    ///
-    /// Validation, decoding and errors are those of ``response(for:using:)``, which returns ``Response/value``
-    /// alone.
-    ///
-    /// - Throws: ``EndpointError``, as ``response(for:using:)`` does.
-    public func send<Kind: EndpointKind, Value: Decodable>(
-        _ endpoint: Endpoint<Kind, Value>,
-        using requestData: Kind.RequestData
-    ) async throws(EndpointError) -> EndpointKit.Response<Value> {
-        let started = ContinuousClock.now
-        let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
-        defer { request.removeTemporaryBodyFile() }
-        let context = context(for: endpoint)
-        do throws(EndpointError) {
-            let response = try await execute(
-                request,
-                context: context,
-                bodyLimit: endpoint.maximumResponseSize ?? defaults.maximumResponseSize,
-                validating: true
-            )
-            let value = try decode(response, as: Value.self, for: endpoint, request: request, call: context.call)
-            return EndpointKit.Response(
-                value: value,
-                statusCode: response.statusCode,
-                headers: response.headers,
-                url: response.url,
-                attempts: max(context.call?.attemptCount ?? 1, 1),
-                timeToFirstByte: started.duration(to: response.headReceivedAt ?? .now),
-                duration: started.duration(to: .now)
-            )
-        } catch {
-            throw attachingCURLCommand(to: error, for: request)
-        }
-    }
-
-    /// Sends `endpoint`, whose kind needs no request data, and returns the decoded value with its response.
-    ///
-    /// - Throws: ``EndpointError``, as ``response(for:using:)`` does.
-    public func send<Kind: EndpointKind, Value: Decodable>(
-        _ endpoint: Endpoint<Kind, Value>
-    ) async throws(EndpointError) -> EndpointKit.Response<Value> where Kind.RequestData == Void {
-        try await send(endpoint, using: ())
-    }
-
-    private func decode<Kind: EndpointKind, Response: Decodable>(
-        _ response: TransportResponse,
-        as type: Response.Type,
-        for endpoint: Endpoint<Kind, Response>,
-        request: TransportRequest,
-        call: CallState?
-    ) throws(EndpointError) -> Response {
-        do throws(EndpointError) {
-            let value = try ResponseDecoding.decode(
-                Response.self,
-                from: response,
-                envelope: endpoint.envelope ?? envelope,
-                decoder: endpoint.decoder ?? responseDecoder,
-                request: { redactor.summary(of: request) }
-            )
-            // Redacting the URL costs a parse: done only when an observer listens.
-            call?.emit(.decoded(request: redactor.summary(of: request), type: "\(Response.self)", error: nil))
-            return value
-        } catch {
-            var error = error
-            if let count = call?.attemptCount, count > 0 { error.attempts = count }
-            error = error.redactingSecrets(call?.secrets ?? [])
-            call?.emit(.decoded(request: redactor.summary(of: request), type: "\(Response.self)", error: error))
-            throw error
-        }
+        try await exchange(for: endpoint, using: requestData).value
     }
 
     /// Sends `endpoint`, whose kind needs no request data, and returns its decoded response.
@@ -186,30 +128,55 @@ public struct EndpointClient: Sendable {
     public func response<Kind: EndpointKind, Response: Decodable>(
         for endpoint: Endpoint<Kind, Response>
     ) async throws(EndpointError) -> Response where Kind.RequestData == Void {
-        try await response(for: endpoint, using: ())
+        try await exchange(for: endpoint, using: ()).value
     }
 
-    /// Sends `endpoint` through the middleware and redirects, and returns the response, read in full, without
-    /// validating or decoding it.
+    /// Sends `endpoint` with `requestData` and returns the decoded value with the response it came from: status,
+    /// headers, final URL, attempts and timing.
     ///
-    /// - Throws: ``EndpointError`` when the request cannot be built, no response arrives, or the body passes
-    ///   ``RequestDefaults/maximumResponseSize``.
-    public func rawResponse<Kind: EndpointKind, Response>(
-        for endpoint: Endpoint<Kind, Response>,
+    ///     let page = try await client.exchange(for: .repositories(of: "apple"), using: token)
+    ///     let next = page.headers["Link"]
+    ///
+    /// Validation, decoding and errors are those of ``response(for:using:)``, which returns ``Response/value``
+    /// alone. To read any status as it is, with its raw body, send the endpoint as `Data` with validation off:
+    ///
+    ///     var raw = endpoint.decoding(as: Data.self)
+    ///     raw.options.isValidated = false
+    ///     let response = try await client.exchange(for: raw)   // a 404 is a Response, not an error
+    ///
+    /// - Throws: ``EndpointError``, as ``response(for:using:)`` does.
+    public func exchange<Kind: EndpointKind, Value: Decodable>(
+        for endpoint: Endpoint<Kind, Value>,
         using requestData: Kind.RequestData
-    ) async throws(EndpointError) -> TransportResponse {
-        let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
-        defer { request.removeTemporaryBodyFile() }
-        do throws(EndpointError) {
-            return try await execute(
-                request,
-                context: context(for: endpoint),
-                bodyLimit: endpoint.maximumResponseSize ?? defaults.maximumResponseSize,
-                validating: false
-            )
-        } catch {
-            throw attachingCURLCommand(to: error, for: request)
-        }
+    ) async throws(EndpointError) -> EndpointKit.Response<Value> {
+        let prepared = try endpoint.makeCall(in: environment, with: requestData, defaults: defaults)
+        defer { prepared.removeTemporaryBodyFile() }
+        let result = try await pipeline.run(
+            prepared,
+            body: .collect(upTo: prepared.bodyLimit),
+            validating: endpoint.options.isValidated
+        )
+        let value = try decode(result, for: endpoint, request: prepared.request)
+        let response = result.response
+        return EndpointKit.Response(
+            value: value,
+            statusCode: response.statusCode,
+            headers: response.headers,
+            url: response.url,
+            attempts: result.attempts,
+            timeToFirstByte: result.call.timeToFirstByte,
+            duration: result.call.elapsed
+        )
+    }
+
+    /// Sends `endpoint`, whose kind needs no request data, and returns the decoded value with its response; see
+    /// ``exchange(for:using:)``.
+    ///
+    /// - Throws: ``EndpointError``, as ``response(for:using:)`` does.
+    public func exchange<Kind: EndpointKind, Value: Decodable>(
+        for endpoint: Endpoint<Kind, Value>
+    ) async throws(EndpointError) -> EndpointKit.Response<Value> where Kind.RequestData == Void {
+        try await exchange(for: endpoint, using: ())
     }
 
     /// The `curl` command that sends the same request as `endpoint` with `requestData`.
@@ -226,7 +193,7 @@ public struct EndpointClient: Sendable {
         using requestData: Kind.RequestData,
         revealingSecrets: Bool = false
     ) throws(EndpointError) -> CURLCommand {
-        let request = try endpoint.makeTransportRequest(in: environment, with: requestData, defaults: defaults)
+        let request = try endpoint.makeCall(in: environment, with: requestData, defaults: defaults).request
         return CURLCommand(request, redactor: redactor, revealingSecrets: revealingSecrets)
     }
 
@@ -240,24 +207,30 @@ public struct EndpointClient: Sendable {
         try curlCommand(for: endpoint, using: (), revealingSecrets: revealingSecrets)
     }
 
-    /// `error` with the redacted `curl` command of `request`, so a failed call can be replayed by hand.
-    func attachingCURLCommand(to error: EndpointError, for request: TransportRequest) -> EndpointError {
-        var error = error
-        if error.curlCommand == nil {
-            error.curlCommand = CURLCommand(request, redactor: redactor, revealingSecrets: false).command
+    /// The final body decoded as the endpoint's response type, reported to observers; a failure names the
+    /// coding path, with the call's credentials scrubbed.
+    private func decode<Kind: EndpointKind, Value: Decodable>(
+        _ result: Pipeline.Result,
+        for endpoint: Endpoint<Kind, Value>,
+        request: TransportRequest
+    ) throws(EndpointError) -> Value {
+        let call = result.call
+        do throws(EndpointError) {
+            let value = try ResponseDecoding.decode(
+                Value.self,
+                from: result.response,
+                envelope: endpoint.envelope ?? envelope,
+                decoder: endpoint.decoder ?? responseDecoder,
+                request: { redactor.summary(of: request) }
+            )
+            // Redacting the URL costs a parse: done only when an observer listens.
+            call.emit(.decoded(request: redactor.summary(of: request), type: "\(Value.self)", error: nil))
+            return value
+        } catch {
+            var error = pipeline.completing(error, for: request, call: call)
+            error.attempts = result.attempts
+            call.emit(.decoded(request: redactor.summary(of: request), type: "\(Value.self)", error: error))
+            throw error
         }
-        return error
-    }
-
-    /// The context the chain starts with for `endpoint`.
-    func context<Kind: EndpointKind, Response>(for endpoint: Endpoint<Kind, Response>) -> RequestContext {
-        RequestContext(
-            options: endpoint.options,
-            attempt: 1,
-            requiresAuthentication: Kind.requiresAuthentication,
-            timeout: endpoint.timeout ?? defaults.timeout,
-            clock: clock,
-            call: CallState(observers: observers, redactor: redactor)
-        )
     }
 }

@@ -3,11 +3,11 @@ import Foundation
 /// A decoded value with the response it came from: status, headers, the URL that answered after redirects,
 /// how many attempts the call took and how long.
 ///
-///     let page = try await client.send(.issues(in: repo))
+///     let page = try await client.exchange(for: .issues(in: repo))
 ///     let next = page.headers["Link"]   // the value alone would lose this
 ///     print(page.statusCode, page.attempts, page.timeToFirstByte)
 ///
-/// ``EndpointClient/send(_:using:)`` returns one; ``EndpointClient/response(for:using:)`` returns its
+/// ``EndpointClient/exchange(for:using:)`` returns one; ``EndpointClient/response(for:using:)`` returns its
 /// ``value`` alone.
 public struct Response<Value> {
     /// The decoded body.

@@ -15,18 +15,18 @@ public struct RequestDefaults: Sendable, CustomReflectable {
     public var encoder: JSONEncoder
     /// Decodes response bodies.
     public var decoder: JSONDecoder
-    /// Seconds one attempt may take, all of its redirect hops included, before failing with
-    /// ``EndpointError/Kind/timedOut``: a total deadline, enforced by EndpointKit itself (fractions included);
-    /// `.infinity` for none. It must be positive.
+    /// How long one attempt may take, all of its redirect hops included, before failing with
+    /// ``EndpointError/Kind/timedOut``: a total deadline, 60 seconds unless set; `nil` (or 10⁹ seconds and more)
+    /// for none. It must be positive.
     ///
     /// For a response read whole (``EndpointClient/response(for:using:)`` and the like) it covers the body too.
-    /// For a stream (``EndpointClient/bytes(for:using:)``, JSON Lines, events) and a download it covers the wait
+    /// For a stream (``EndpointClient/stream(for:using:)->StreamedResponse``, JSON Lines, events) and a download it covers the wait
     /// for the response head only: the body is then bounded by ``idleTimeout``.
-    public var timeout: TimeInterval
-    /// Seconds the transport may wait without receiving a byte before failing with
+    public var timeout: Duration?
+    /// How long the transport may wait without receiving a byte before failing with
     /// ``EndpointError/Kind/timedOut``, or `nil` to use ``timeout`` (rounded up to whole seconds by
     /// ``URLSessionTransport``). Streams need it, since a total deadline would end them.
-    public var idleTimeout: TimeInterval?
+    public var idleTimeout: Duration?
     /// The largest response body a call reads into memory, in bytes: 64 MiB unless set. A larger body fails
     /// with ``EndpointError/Kind/responseTooLarge`` at once when its `Content-Length` says so, otherwise as the
     /// byte that passes the limit arrives, and the transfer stops. Endpoints can set their own.
@@ -70,7 +70,7 @@ public struct RequestDefaults: Sendable, CustomReflectable {
         Mirror(
             self,
             children: [
-                "headers": Redactor(self).redacted(headers, sorted: false), "timeout": timeout,
+                "headers": Redactor(self).redacted(headers, sorted: false), "timeout": timeout as Any,
                 "idleTimeout": idleTimeout as Any, "maximumResponseSize": maximumResponseSize,
                 "downloadPartSize": downloadPartSize as Any, "sensitiveHeaders": sensitiveHeaders,
                 "sensitiveQueryNames": sensitiveQueryNames,
@@ -93,7 +93,7 @@ public struct RequestDefaults: Sendable, CustomReflectable {
     public init(
         encoder: JSONEncoder = JSONEncoder(),
         decoder: JSONDecoder = JSONDecoder(),
-        timeout: TimeInterval = 60,
+        timeout: Duration? = .seconds(60),
         cachePolicy: URLRequest.CachePolicy = .reloadIgnoringLocalCacheData,
         headers: HTTPHeaders = [.accept: "application/json", .userAgent: RequestDefaults.userAgent]
     ) {

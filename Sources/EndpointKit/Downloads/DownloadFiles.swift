@@ -42,13 +42,13 @@ struct DownloadFiles {
 
     /// How many bytes of `url` an earlier attempt left, with the validator to resume them; `nil` when there is
     /// nothing to resume (no partial file, another URL, or no validator the server could check).
-    func resumption(for url: URL) -> (bytes: Int64, validator: String)? {
+    func resumption(for url: URL) -> DownloadPlan.Kept? {
         guard let data = try? Data(contentsOf: info),
             let saved = try? JSONDecoder().decode(Resumption.self, from: data), saved.url == url.absoluteString,
             let attributes = try? FileManager.default.attributesOfItem(atPath: partial.path),
             let size = (attributes[.size] as? NSNumber)?.int64Value, size > 0
         else { return nil }
-        return (size, saved.validator)
+        return DownloadPlan.Kept(bytes: size, validator: saved.validator)
     }
 
     /// The validator a response names for its file: a strong `ETag`, or else `Last-Modified`.

@@ -21,9 +21,11 @@ extension Endpoint {
         with requestData: Kind.RequestData,
         defaults: RequestDefaults = RequestDefaults()
     ) throws(EndpointError) -> URLRequest {
-        let prepared = try makeTransportRequest(in: environment, with: requestData, defaults: defaults)
-        var request = URLSessionTransport.makeURLRequest(prepared)
-        request.timeoutInterval = timeout ?? defaults.timeout
+        let prepared = try makeCall(in: environment, with: requestData, defaults: defaults).request
+        var request = URLSessionTransport.makeURLRequest(prepared, idleTimeout: nil)
+        if let timeout = try Self.deadline(timeout ?? defaults.timeout, setting: "timeout") {
+            request.timeoutInterval = timeout.inSeconds
+        }
         switch prepared.body?.storage {
         case .data(let data)?: request.httpBody = data
         case .file(let file)?: request.httpBodyStream = InputStream(url: file)
@@ -33,12 +35,12 @@ extension Endpoint {
         return request
     }
 
-    /// Builds the typed request the client sends: the kind prepares a `URLRequest`, which is converted once.
-    func makeTransportRequest(
+    /// Builds the call the client sends: the typed request, prepared by the kind, and the endpoint's settings.
+    func makeCall(
         in environment: ServerEnvironment,
         with requestData: Kind.RequestData,
         defaults: RequestDefaults
-    ) throws(EndpointError) -> TransportRequest {
+    ) throws(EndpointError) -> PreparedCall {
         let url = try makeURL(in: environment)
         // Redacting the URL costs a parse, so it is done only when an error needs it.
         func summary() -> RequestSummary {
@@ -49,6 +51,15 @@ extension Endpoint {
         }
         guard method.isValidToken else {
             throw invalid("method \(method.rawValue.debugDescription) is not an HTTP token")
+        }
+
+        let timeout: Duration?
+        let idleTimeout: Duration?
+        do throws(EndpointError) {
+            timeout = try Self.deadline(self.timeout ?? defaults.timeout, setting: "timeout")
+            idleTimeout = try Self.deadline(self.idleTimeout ?? defaults.idleTimeout, setting: "idleTimeout")
+        } catch {
+            throw invalid(error.message)
         }
 
         // An absolute URL at another origin gets none of the environment's headers, as a redirect there would not.
@@ -96,29 +107,44 @@ extension Endpoint {
                 )
             }
         }
-        if let problem = headers.validate() { throw invalid(problem) }
+        if let problem = headers.validate() {
+            if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
+            throw invalid(problem)
+        }
 
         var request = TransportRequest(method: method, url: url, headers: headers, body: body)
-        request.temporaryBodyFile = temporaryFile
-        request.leavesEnvironmentOrigin = !isAtOrigin
-        let timeout = self.timeout ?? defaults.timeout
-        if timeout.isFinite, timeout > 0, timeout < EndpointClient.longestDeadline {
-            request.timeout = .roundedUp(seconds: timeout)
-        }
-        if let idle = idleTimeout ?? defaults.idleTimeout, idle.isFinite, idle > 0,
-            idle < EndpointClient.longestDeadline
-        {
-            request.idleTimeout = .roundedUp(seconds: idle)
-        }
         do {
             try Kind.prepare(&request, with: requestData)
         } catch {
+            if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
             throw invalid("\(Kind.self) refused the request: \(error)", error)
         }
         // A kind writes what it likes: the request is checked here by the same rule as every hop before sending
         // (method a token, headers valid, none the transport manages), so `makeRequest` refuses it too.
-        if let problem = request.problem { throw invalid(problem) }
-        return request
+        if let problem = request.problem {
+            if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
+            throw invalid(problem)
+        }
+        return PreparedCall(
+            request: request,
+            options: options,
+            requiresAuthentication: Kind.requiresAuthentication,
+            timeout: timeout,
+            idleTimeout: idleTimeout,
+            bodyLimit: maximumResponseSize ?? defaults.maximumResponseSize,
+            leavesEnvironmentOrigin: !isAtOrigin,
+            temporaryBodyFile: temporaryFile
+        )
+    }
+
+    /// A timeout setting as the engine keeps it: `nil` for none (unset, or ``Duration/longestServerWait`` and
+    /// longer); an error for a zero or negative one.
+    private static func deadline(_ setting: Duration?, setting name: String) throws(EndpointError) -> Duration? {
+        guard let setting else { return nil }
+        guard setting > .zero else {
+            throw EndpointError(.invalidRequest, "the \(name) must be positive, not \(setting)")
+        }
+        return setting < .longestServerWait ? setting : nil
     }
 
     /// The absolute URL: base URL path, then ``path``; the environment's query items, then ``queryItems``.

@@ -45,11 +45,12 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable, CustomReflectabl
     public var body: (any RequestBody)?
     /// How to unwrap the response body, or `nil` to use the client's setting.
     public var envelope: ResponseEnvelope?
-    /// Seconds one attempt may take in all, or `nil` for the client's ``RequestDefaults/timeout``.
-    public var timeout: TimeInterval?
-    /// Seconds without a byte before the transfer fails, or `nil` for the client's
+    /// How long one attempt may take in all, or `nil` for the client's ``RequestDefaults/timeout``; 10⁹ seconds
+    /// or more for no deadline.
+    public var timeout: Duration?
+    /// How long the transfer may go without a byte before it fails, or `nil` for the client's
     /// ``RequestDefaults/idleTimeout``.
-    public var idleTimeout: TimeInterval?
+    public var idleTimeout: Duration?
     /// The largest body this endpoint's response may have in bytes, or `nil` for the client's
     /// ``RequestDefaults/maximumResponseSize``.
     public var maximumResponseSize: Int?
@@ -164,5 +165,32 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable, CustomReflectabl
             body: body,
             envelope: envelope
         )
+    }
+}
+
+extension Endpoint {
+    /// The same request, read as `NewResponse` instead: e.g. `Data` for the raw body of an endpoint declared with
+    /// a model, or another model for a variant of the same resource.
+    ///
+    ///     let raw = try await client.exchange(for: .item(id).decoding(as: Data.self))
+    ///
+    /// Everything but the response type is kept: method, URL, headers, body, settings and options.
+    public func decoding<NewResponse>(as type: NewResponse.Type) -> Endpoint<Kind, NewResponse> {
+        var endpoint = Endpoint<Kind, NewResponse>(
+            method: method,
+            path: path,
+            queryItems: queryItems,
+            headers: headers,
+            body: body,
+            envelope: envelope
+        )
+        endpoint.url = url
+        endpoint.timeout = timeout
+        endpoint.idleTimeout = idleTimeout
+        endpoint.maximumResponseSize = maximumResponseSize
+        endpoint.cachePolicy = cachePolicy
+        endpoint.decoder = decoder
+        endpoint.options = options
+        return endpoint
     }
 }

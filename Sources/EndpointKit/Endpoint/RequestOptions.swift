@@ -45,6 +45,10 @@ extension RequestOptions {
         static let defaultValue = true
     }
 
+    private enum ValidatedKey: RequestOptionKey {
+        static let defaultValue = true
+    }
+
     /// The retry policy for this endpoint instead of the ``Retry`` middleware's own, or `nil` for its own.
     public var retryPolicy: RetryPolicy? {
         get { self[RetryPolicyKey.self] }
@@ -67,5 +71,13 @@ extension RequestOptions {
     public var isLogged: Bool {
         get { self[LoggedKey.self] }
         set { self[LoggedKey.self] = newValue }
+    }
+
+    /// Whether the client's validators and its 2xx status check judge this endpoint's response; `true` unless
+    /// set. With `false` every status is handed back as a response, e.g. to read a 404 and its body yourself
+    /// with ``EndpointClient/exchange(for:using:)``.
+    public var isValidated: Bool {
+        get { self[ValidatedKey.self] }
+        set { self[ValidatedKey.self] = newValue }
     }
 }

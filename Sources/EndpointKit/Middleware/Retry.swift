@@ -44,10 +44,10 @@ public struct Retry: Middleware {
         guard policy.maxAttempts > 1, policy.allowsRetry(of: request), request.canBeSentAgain else {
             return try await next(request, context: context)
         }
-        var context = context
-        let firstAttempt = context.attempt
+        // This step's own tries; the call's attempt number (context.attempt) also counts other steps' sends.
+        var tries = 1
         while true {
-            let isLast = context.attempt - firstAttempt + 1 >= policy.maxAttempts
+            let isLast = tries >= policy.maxAttempts
             let wait: Duration
             do {
                 let response = try await next(request, context: context)
@@ -58,7 +58,7 @@ public struct Retry: Middleware {
                     if let asked = RetryPolicy.retryAfter(response.headers[.retryAfter]) {
                         wait = try serverWait(asked, asked: "Retry-After", response: response, policy: policy)
                     } else {
-                        let nominal = policy.nominalDelay(afterAttempt: context.attempt - firstAttempt + 1)
+                        let nominal = policy.nominalDelay(afterAttempt: tries)
                         wait = jittered(nominal, by: policy.jitter)
                     }
                 } else {
@@ -67,12 +67,12 @@ public struct Retry: Middleware {
             } catch {
                 guard !isLast, RetryPolicy.isRetryable(error), !Task.isCancelled else { throw error }
                 wait = jittered(
-                    policy.nominalDelay(afterAttempt: context.attempt - firstAttempt + 1),
+                    policy.nominalDelay(afterAttempt: tries),
                     by: policy.jitter
                 )
             }
             try await clock.sleep(for: wait)
-            context.attempt += 1
+            tries += 1
         }
     }
 

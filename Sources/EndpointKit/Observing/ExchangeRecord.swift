@@ -25,7 +25,7 @@ public struct ExchangeRecord: Sendable, CustomStringConvertible, CustomReflectab
     public var bytesReceived: Int
     /// From handing the request on to receiving the response or error; for a streamed body, to its head.
     public var duration: Duration
-    /// Whether the body is handed to the caller as it arrives (``EndpointClient/bytes(for:using:)``, events,
+    /// Whether the body is handed to the caller as it arrives (``EndpointClient/stream(for:using:)->StreamedResponse``, events,
     /// downloads): the record is made when the head arrives, so ``bytesReceived`` and ``duration`` cover the
     /// head only.
     public var isStreamed = false

@@ -4,51 +4,52 @@ import Foundation
 public struct RequestContext: Sendable {
     /// The endpoint's options.
     public var options: RequestOptions
-    /// The number of the attempt this step is part of, from 1, when the step was entered; ``Retry`` raises it
-    /// for the attempts it starts. The true count of sends is ``EndpointError/attempts``.
-    public var attempt: Int
     /// Whether the endpoint's kind needs credentials from a middleware such as ``BearerAuthentication``.
     public var requiresAuthentication: Bool
-    /// The deadline for one attempt in seconds, all of its redirect hops and its body included, from the
-    /// endpoint or the client; `.infinity` for none.
-    public var timeout: TimeInterval
-    /// The client's clock: deadlines, retry backoff, validator delays and observer timings all run on it.
+    /// The deadline for one attempt, all of its redirect hops and (when the body is read whole) its body, from
+    /// the endpoint or the client; `nil` for none.
+    public var timeout: Duration?
+    /// The client's clock: deadlines, retry backoff, `Retry-After` waits, validator delays, stub delays and
+    /// every timing run on it.
     public var clock: any Clock<Duration>
 
-    /// The call this context belongs to, when a client runs it.
+    /// The call this context belongs to, when a client runs it: it keeps the call's one attempt counter.
     let call: CallState?
+    private let fixedAttempt: Int
+
+    /// How many attempts the call has started so far (0 before the first one is sent), counted once for the
+    /// whole call: retries, validator "send again" verdicts and replays after a token refresh each add one. It is
+    /// the number ``EndpointError/attempts`` and ``Response/attempts`` report.
+    public var attempt: Int { call?.attemptCount ?? fixedAttempt }
 
     /// Creates a context, for tests of a middleware; a client makes its own.
     public init(
         options: RequestOptions = RequestOptions(),
         attempt: Int = 1,
         requiresAuthentication: Bool = false,
-        timeout: TimeInterval = 60,
+        timeout: Duration? = .seconds(60),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
-        self.init(
-            options: options,
-            attempt: attempt,
-            requiresAuthentication: requiresAuthentication,
-            timeout: timeout,
-            clock: clock,
-            call: nil
-        )
+        self.options = options
+        self.requiresAuthentication = requiresAuthentication
+        self.timeout = timeout
+        self.clock = clock
+        self.call = nil
+        self.fixedAttempt = attempt
     }
 
     init(
         options: RequestOptions,
-        attempt: Int,
         requiresAuthentication: Bool,
-        timeout: TimeInterval,
+        timeout: Duration?,
         clock: any Clock<Duration>,
-        call: CallState?
+        call: CallState
     ) {
         self.options = options
-        self.attempt = attempt
         self.requiresAuthentication = requiresAuthentication
         self.timeout = timeout
         self.clock = clock
         self.call = call
+        self.fixedAttempt = 0
     }
 }

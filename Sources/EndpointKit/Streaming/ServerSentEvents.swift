@@ -3,7 +3,7 @@ import Foundation
 /// A Server-Sent Events stream that reconnects: an `AsyncSequence` of ``ServerSentEvent``s that sends nothing
 /// until it is iterated.
 ///
-///     for try await event in client.events(for: .notifications, using: token) where event.type == "mention" {
+///     for try await event in try await client.stream(for: .notifications, using: token) where event.type == "mention" {
 ///         show(event.data)
 ///     }
 ///

@@ -3,7 +3,7 @@ import Foundation
 /// A response whose head has arrived and whose body streams in as the server sends it: bytes, lines, or JSON
 /// Lines decoded one by one.
 ///
-///     let stream = try await client.bytes(for: .events(since: cursor), using: token)
+///     let stream = try await client.stream(for: .events(since: cursor), using: token)
 ///     for try await event in stream.jsonLines(of: Event.self) { show(event) }
 ///
 /// The body can be read once. Leaving the loop, or cancelling the task that reads, stops the transfer.

@@ -208,7 +208,7 @@ final class BodyChannel: Sendable {
 
     /// Sends every chunk from now on to `write`, on the producer's thread, the ones already waiting first;
     /// nothing is buffered for a reader any more. A transport calls it as the head arrives, when the request
-    /// says where the body goes (``TransportRequest/bodySink``), so that no byte waits for the reader to wake.
+    /// says where the body goes (a ``BodySink``), so that no byte waits for the reader to wake.
     func install(_ write: @escaping @Sendable (Data) throws -> Void) {
         let failed = state.withLock { state -> Bool in
             guard !state.isStopped, state.sink == nil else { return false }

@@ -20,7 +20,8 @@ import Foundation
 ///   by the client just before; add only what the connection needs (`Host`, `Content-Length`,
 ///   `Transfer-Encoding`).
 /// - **Return the head as soon as it arrives and stream the body** through ``ResponseBody`` as bytes
-///   arrive, with ``ResponseBody/length`` set when the length is known in advance.
+///   arrive, with ``ResponseBody/length`` set when the length is known in advance, unless the
+///   ``TransportOptions/body`` lets it collect the body first or write it to a sink.
 /// - **Stop the transfer** when the calling task is cancelled while waiting for the head, and when the body's
 ///   reader leaves or drops the body.
 /// - **Report failures as ``EndpointError``**: ``EndpointError/Kind/transportFailed`` (with
@@ -36,15 +37,17 @@ import Foundation
 ///   connection that carried them; Linux ``URLSessionTransport`` cannot see them (libcurl keeps the connection),
 ///   so it downloads files on connections of their own; see its documentation.
 public protocol Transport: Sendable {
-    /// Sends `request` and returns the response head and its body, whatever the status.
-    func send(_ request: TransportRequest) async throws -> TransportResponse
+    /// Sends `request` and returns the response head and its body, whatever the status, as `options` say.
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse
 
     /// Whether the transport itself fails a request with ``EndpointError/Kind/timedOut`` once
-    /// ``TransportRequest/timeout`` has passed since `send` was called, its whole body included.
+    /// ``TransportOptions/timeout`` has passed since `send` was called (its whole body included when the body is
+    /// collected).
     ///
-    /// When `true`, and the client runs on the system's `ContinuousClock`, ``EndpointClient`` starts no timer
-    /// of its own for the attempt (a timer task per request costs measurable time) and hands each hop the time
-    /// left instead. `false` unless a transport says otherwise.
+    /// The client chooses how deadlines are enforced once, when it is made: when this is `true` and the client
+    /// runs on the system's `ContinuousClock`, it starts no timer of its own (a timer per request costs
+    /// measurable time) and hands each hop the time left of the attempt's deadline; otherwise it races each
+    /// attempt against a sleep on its clock. `false` unless a transport says otherwise.
     var enforcesTimeout: Bool { get }
 }
 

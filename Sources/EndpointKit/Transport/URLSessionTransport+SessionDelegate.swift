@@ -23,11 +23,13 @@ extension URLSessionTransport {
             let isHead: Bool
             /// Whether the deadline still runs once a streamed body's head has been handed over.
             let timeoutCoversBody: Bool
-            /// Where a streamed body goes, from its head; see ``TransportRequest/bodySink``.
-            let bodySink: (@Sendable (Int, HTTPHeaders) -> (@Sendable (Data) throws -> Void)?)?
+            /// Where a streamed body goes, from its head; see ``ResponseBodyHandling/write(to:)``.
+            let bodySink: BodySink?
             let uploadProgress: (@Sendable (Int64, Int64?) -> Void)?
             let finished: @Sendable () -> Void
             var response: HTTPURLResponse?
+            /// The head's headers, converted once.
+            var headers = HTTPHeaders()
             var headReceivedAt: ContinuousClock.Instant?
             var collected = Data()
             var announcedLength: Int?
@@ -39,16 +41,26 @@ extension URLSessionTransport {
                 caller: CheckedContinuation<TransportResponse, any Error>,
                 body: BodyChannel?,
                 request: TransportRequest,
+                options: TransportOptions,
                 finished: @escaping @Sendable () -> Void
             ) {
                 self.caller = caller
                 self.body = body
-                wholeBodyLimit = request.wholeBodyLimit
                 isHead = request.method == .head
-                timeoutCoversBody = request.timeoutCoversBody
-                bodySink = request.bodySink
-                uploadProgress = request.uploadProgress
-                idleTimeout = URLSessionTransport.idleTimeout(of: request)
+                switch options.body {
+                case .collect(let limit):
+                    wholeBodyLimit = limit
+                    bodySink = nil
+                case .stream:
+                    wholeBodyLimit = nil
+                    bodySink = nil
+                case .write(let sink):
+                    wholeBodyLimit = nil
+                    bodySink = sink
+                }
+                timeoutCoversBody = options.timeoutCoversBody
+                uploadProgress = options.uploadProgress
+                idleTimeout = URLSessionTransport.idleTimeout(of: options)
                 self.finished = finished
             }
         }
@@ -56,27 +68,37 @@ extension URLSessionTransport {
         private let exchanges = Locked([Int: Exchange]())
 
         /// Starts `task`, which sends `request`, and returns its response: as soon as the head arrives, with the
-        /// body streaming into the response's ``ResponseBody``; or, when ``TransportRequest/wholeBodyLimit`` is
+        /// body streaming into the response's ``ResponseBody``; or, when the options collect the body (and
         /// set, once the whole body has arrived (one wake-up of the caller instead of two), failing past the limit.
         ///
         /// Cancelling the calling task before it returns releases the caller at once; the task is cancelled
         /// afterwards on a queue of its own. Dropping or leaving a streamed body cancels the task
-        /// too. ``TransportRequest/timeout``, when set, fails the exchange with ``EndpointError/Kind/timedOut``
+        /// too. ``TransportOptions/timeout``, when set, fails the exchange with ``EndpointError/Kind/timedOut``
         /// once it passes, the body included. `finished` runs once, when the task is over, whichever way it ends.
         func run(
             _ task: URLSessionTask,
             sending request: TransportRequest,
+            options: TransportOptions,
             in session: URLSession,
             finished: @escaping @Sendable () -> Void
         ) async throws -> TransportResponse {
-            let timeout = request.timeout
+            let timeout = options.timeout
             let id = task.taskIdentifier
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let body =
-                        request.wholeBodyLimit == nil
-                        ? BodyChannel(limit: request.streamBufferLimit, stop: { Self.stop(task) }) : nil
-                    let exchange = Exchange(caller: continuation, body: body, request: request, finished: finished)
+                    let body: BodyChannel?
+                    switch options.body {
+                    case .collect: body = nil
+                    case .stream(let limit): body = BodyChannel(limit: limit, stop: { Self.stop(task) })
+                    case .write: body = BodyChannel(limit: nil, stop: { Self.stop(task) })
+                    }
+                    let exchange = Exchange(
+                        caller: continuation,
+                        body: body,
+                        request: request,
+                        options: options,
+                        finished: finished
+                    )
                     let registered = exchanges.withLock { exchanges -> Bool in
                         if Task.isCancelled { return false }
                         exchanges[id] = exchange
@@ -209,7 +231,11 @@ extension URLSessionTransport {
                 if let failure {
                     caller.resume(throwing: failure)
                 } else if let response = exchange.response {
-                    var collected = Self.transportResponse(response, body: ResponseBody(exchange.collected))
+                    var collected = Self.transportResponse(
+                        response,
+                        headers: exchange.headers,
+                        body: ResponseBody(exchange.collected)
+                    )
                     collected.headReceivedAt = exchange.headReceivedAt
                     caller.resume(returning: collected)
                 } else {
@@ -239,7 +265,13 @@ extension URLSessionTransport {
             guard let exchange else { return }
             if let deadline = exchange.deadline { DeadlineScheduler.shared.cancel(deadline) }
             defer { exchange.finished() }
-            exchange.caller?.resume(returning: Self.transportResponse(response, body: ResponseBody()))
+            exchange.caller?.resume(
+                returning: Self.transportResponse(
+                    response,
+                    headers: URLSessionTransport.headers(of: response),
+                    body: ResponseBody()
+                )
+            )
             exchange.body?.finish(throwing: nil)
         }
 
@@ -278,7 +310,10 @@ extension URLSessionTransport {
                 }
                 exchange.response = http
                 exchange.headReceivedAt = .now
-                let length = URLSessionTransport.announcedLength(of: http, isHead: exchange.isHead)
+                let headers = URLSessionTransport.headers(of: http)
+                exchange.headers = headers
+                let length = headers.announcedBodyLength(statusCode: http.statusCode, isHead: exchange.isHead)
+                    .flatMap { Int(exactly: $0) }
                 exchange.announcedLength = length
                 guard let body = exchange.body else {
                     // The whole body is collected before the caller wakes, unless it is announced too large.
@@ -291,9 +326,13 @@ extension URLSessionTransport {
                     DeadlineScheduler.shared.cancel(deadline)
                     exchange.deadline = nil
                 }
-                var streamed = Self.transportResponse(http, body: ResponseBody(length: length, channel: body))
+                var streamed = Self.transportResponse(
+                    http,
+                    headers: headers,
+                    body: ResponseBody(length: length, channel: body)
+                )
                 streamed.headReceivedAt = exchange.headReceivedAt
-                return .deliver(caller, streamed, sink: exchange.bodySink.map { ($0, body) })
+                return .deliver(caller, streamed, sink: exchange.bodySink.map { ($0.open, body) })
             }
             switch action {
             case .none: break
@@ -310,10 +349,12 @@ extension URLSessionTransport {
             }
         }
 
-        private static func transportResponse(_ http: HTTPURLResponse, body: ResponseBody) -> TransportResponse {
+        private static func transportResponse(_ http: HTTPURLResponse, headers: HTTPHeaders, body: ResponseBody)
+            -> TransportResponse
+        {
             TransportResponse(
                 statusCode: http.statusCode,
-                headers: URLSessionTransport.headers(of: http),
+                headers: headers,
                 url: http.url,
                 body: body
             )

@@ -118,15 +118,17 @@ public final class URLSessionTransport: Transport {
     }
 
     /// `true` for a transport that owns its session: each exchange has an exact timer of its own for
-    /// ``TransportRequest/timeout``, the body included; a session you pass has none.
+    /// ``TransportOptions/timeout``; a session you pass has none.
     public var enforcesTimeout: Bool { delegate != nil }
 
-    /// Sends `request` and returns as soon as the response head arrives, the body streaming from the network;
-    /// or, when ``TransportRequest/wholeBodyLimit`` is set, once the whole body has arrived.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        var urlRequest = Self.makeURLRequest(request)
+    /// Sends `request` and returns as soon as the response head arrives, the body streaming from the network
+    /// (or written to the options' sink as it arrives); or, when the options collect the body, once the whole
+    /// body has arrived.
+    public func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        let idleTimeout = Self.idleTimeout(of: options)
+        var urlRequest = Self.makeURLRequest(request, idleTimeout: idleTimeout.seconds)
         guard let pooledDelegate = delegate, let queue else {
-            return try await sendThroughForeignSession(request, urlRequest)
+            return try await sendThroughForeignSession(request, urlRequest, idleTimeout: idleTimeout)
         }
         // A body of async chunks is written to disk before the request takes a connection slot.
         var spooledBody: URL?
@@ -144,7 +146,7 @@ public final class URLSessionTransport: Transport {
             if let spooledBody { try? FileManager.default.removeItem(at: spooledBody) }
             throw EndpointError(.cancelled, "the task was cancelled while waiting for a connection slot")
         }
-        let oneRequestSession = route(request)
+        let oneRequestSession = route(request, options: options)
         let (session, delegate) = oneRequestSession ?? (self.session, pooledDelegate)
         if oneRequestSession != nil { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
         let task: URLSessionTask
@@ -177,7 +179,7 @@ public final class URLSessionTransport: Transport {
             // Its connection goes with it: no later request can be sent, or sent again, on it.
             if oneRequestSession != nil { session.finishTasksAndInvalidate() }
         }
-        return try await delegate.run(task, sending: request, in: session, finished: finished)
+        return try await delegate.run(task, sending: request, options: options, in: session, finished: finished)
     }
 
     /// A session of its own for a download or a non-idempotent request without an `Idempotency-Key`, or `nil`
@@ -193,9 +195,10 @@ public final class URLSessionTransport: Transport {
     /// others, closes without saying so), reuses it dead, and the request stalls until its timeout (6 to 20 of
     /// 1,000 concurrent POSTs, 64 in flight). A session's pool ends with the session, so the request is the only one
     /// its connection ever carries.
-    private func route(_ request: TransportRequest) -> (URLSession, SessionDelegate)? {
+    private func route(_ request: TransportRequest, options: TransportOptions) -> (URLSession, SessionDelegate)? {
         guard let freshConfiguration else { return nil }
-        let isDownload = request.bodySink != nil
+        var isDownload = false
+        if case .write = options.body { isDownload = true }
         let mightBeResent =
             sendsNonIdempotentRequestsOnFreshConnections && !request.method.isIdempotent
             && !request.headers.contains(.idempotencyKey)
@@ -204,12 +207,12 @@ public final class URLSessionTransport: Transport {
         return (URLSession(configuration: freshConfiguration, delegate: delegate, delegateQueue: nil), delegate)
     }
 
-    /// A `URLRequest` for `request`, without its body.
-    static func makeURLRequest(_ request: TransportRequest) -> URLRequest {
+    /// A `URLRequest` for `request`, without its body; `idleTimeout` in seconds, or `nil` for URLSession's.
+    static func makeURLRequest(_ request: TransportRequest, idleTimeout: TimeInterval?) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        urlRequest.timeoutInterval = idleTimeout(of: request).seconds
+        if let idleTimeout { urlRequest.timeoutInterval = idleTimeout }
         var seen = Set<HTTPHeaders.Name>()
         for field in request.headers where seen.insert(field.name).inserted {
             // Repeated names are joined with ", ", as RFC 9110 allows for every field but Set-Cookie.
@@ -221,9 +224,11 @@ public final class URLSessionTransport: Transport {
         return urlRequest
     }
 
-    private func sendThroughForeignSession(_ request: TransportRequest, _ urlRequest: URLRequest) async throws
-        -> TransportResponse
-    {
+    private func sendThroughForeignSession(
+        _ request: TransportRequest,
+        _ urlRequest: URLRequest,
+        idleTimeout: (seconds: TimeInterval, setting: String)
+    ) async throws -> TransportResponse {
         var urlRequest = urlRequest
         let data: Data
         let response: URLResponse
@@ -245,7 +250,7 @@ public final class URLSessionTransport: Transport {
                 (data, response) = try await session.data(for: urlRequest)
             }
         } catch {
-            throw Self.endpointError(from: error, afterHead: false, idleTimeout: Self.idleTimeout(of: request))
+            throw Self.endpointError(from: error, afterHead: false, idleTimeout: idleTimeout)
         }
         guard let http = response as? HTTPURLResponse else {
             throw EndpointError(.transportFailed, "the response is not an HTTP response")
@@ -284,11 +289,11 @@ public final class URLSessionTransport: Transport {
         }
     }
 
-    /// The idle timeout URLSession applies to `request`, and the setting it comes from, for error messages.
-    static func idleTimeout(of request: TransportRequest) -> (seconds: TimeInterval, setting: String) {
+    /// The idle timeout URLSession applies to a send, and the setting it comes from, for error messages.
+    static func idleTimeout(of options: TransportOptions) -> (seconds: TimeInterval, setting: String) {
         // A body streamed past the deadline is bounded by the idle timeout alone: the total one must not stand in.
-        if let idle = request.idleTimeout { return (wholeSeconds(idle.inSeconds), "idleTimeout") }
-        if request.timeoutCoversBody, let timeout = request.timeout {
+        if let idle = options.idleTimeout { return (wholeSeconds(idle.inSeconds), "idleTimeout") }
+        if options.timeoutCoversBody, let timeout = options.timeout {
             return (wholeSeconds(timeout.inSeconds), "timeout")
         }
         return (60, "URLSession's default")
@@ -310,17 +315,4 @@ public final class URLSessionTransport: Transport {
         return headers
     }
 
-    /// The announced body length, unless a content encoding makes the decoded length unknown; 0 for a
-    /// response that has no body whatever its headers say (to `HEAD`, and 1xx, 204 and 304).
-    static func announcedLength(of response: HTTPURLResponse, isHead: Bool) -> Int? {
-        if isHead || response.statusCode == 204 || response.statusCode == 304
-            || (100..<200).contains(response.statusCode)
-        {
-            return 0
-        }
-        guard response.expectedContentLength >= 0,
-            response.value(forHTTPHeaderField: "Content-Encoding").map({ $0.lowercased() == "identity" }) ?? true
-        else { return nil }
-        return Int(response.expectedContentLength)
-    }
 }

@@ -2,5 +2,5 @@
 import EndpointKit
 
 func jsonLinesWithoutToken() async throws {
-    for try await _ in try await client.jsonLines(for: .itemFeed) {}
+    for try await _ in try await client.stream(for: .itemFeed) {}
 }

@@ -28,7 +28,7 @@ private final class HeadWatcher: ExchangeObserver {
         ])
         let client = EndpointClient(environment: Fixture.environment, transport: transport)
 
-        let response = try await client.send(.item(1))
+        let response = try await client.exchange(for: .item(1))
 
         #expect(response.value == Item(id: 1, name: "tea"))
         #expect(response.statusCode == 201)
@@ -44,7 +44,7 @@ private final class HeadWatcher: ExchangeObserver {
         let retry = Retry(RetryPolicy(baseDelay: .zero, jitter: 0))
         let client = EndpointClient(environment: Fixture.environment, transport: transport, middleware: [retry])
 
-        let response = try await client.send(.item(2))
+        let response = try await client.exchange(for: .item(2))
 
         #expect(response.statusCode == 200)
         #expect(response.attempts == 2)
@@ -62,7 +62,7 @@ private final class HeadWatcher: ExchangeObserver {
         }
         let client = EndpointClient(environment: Fixture.environment, transport: transport)
 
-        let response = try await client.send(.item(3))
+        let response = try await client.exchange(for: .item(3))
 
         #expect(response.url?.absoluteString == "https://api.test/v1/archive/items/3")
         #expect(response.value.id == 3)
@@ -75,7 +75,7 @@ private final class HeadWatcher: ExchangeObserver {
         ])
         let client = EndpointClient(environment: Fixture.environment, transport: transport)
 
-        let viaSend = try await #require(throws: EndpointError.self) { try await client.send(.item(4)) }
+        let viaSend = try await #require(throws: EndpointError.self) { try await client.exchange(for: .item(4)) }
         let viaResponse = try await #require(throws: EndpointError.self) { try await client.response(for: .item(4)) }
 
         #expect(viaSend.kind == .unacceptableStatus)
@@ -91,7 +91,7 @@ private final class HeadWatcher: ExchangeObserver {
         }
         let client = EndpointClient(environment: Fixture.environment, transport: transport)
 
-        let response = try await client.send(.search(for: "tea"), using: AccessToken("t0k3n"))
+        let response = try await client.exchange(for: .search(for: "tea"), using: AccessToken("t0k3n"))
 
         #expect(response.value.items.isEmpty)
     }
@@ -117,7 +117,7 @@ private final class HeadWatcher: ExchangeObserver {
         }
         let client = EndpointClient(environment: Fixture.environment, transport: transport, observers: [watcher])
 
-        let response = try await client.send(.item(5))
+        let response = try await client.exchange(for: .item(5))
 
         #expect(response.timeToFirstByte < response.duration)
         #expect(response.timeToFirstByte > .zero)

@@ -100,5 +100,7 @@ import FoundationNetworking
 
 /// Answers every request with a 500.
 private struct StubTransportForCURL: Transport {
-    func send(_ request: TransportRequest) async throws -> TransportResponse { TransportResponse(statusCode: 500) }
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        TransportResponse(statusCode: 500)
+    }
 }

@@ -102,10 +102,10 @@ extension Endpoint where Kind == EndpointKinds.Private, Response == SearchResult
         let client = EndpointClient(environment: environment, transport: transport)
         let token = AccessToken("t0k3n")
 
-        let first = try await client.send(.page(at: url("https://api.test/v1/search")), using: token)
+        let first = try await client.exchange(for: .page(at: url("https://api.test/v1/search")), using: token)
         let link = try #require(first.headers["Link"])
         let next = try url(String(link.dropFirst().prefix { $0 != ">" }))
-        let second = try await client.send(.page(at: next), using: token)
+        let second = try await client.exchange(for: .page(at: next), using: token)
 
         #expect(first.value.items.map(\.id) + second.value.items.map(\.id) == [1, 2])
     }

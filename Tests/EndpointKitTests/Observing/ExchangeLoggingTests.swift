@@ -61,7 +61,7 @@ import FoundationNetworking
             middleware: [ExchangeLogging { record in records.withLock { $0.append(record) } }]
         )
 
-        let stream = try await client.bytes(for: .item(1))
+        let stream = try await client.stream(for: .item(1))
         let loggedAtHead = records.withLock { $0 }
         for try await _ in stream.lines {}
         _ = try await client.response(for: .search(for: "tea"), using: AccessToken("t"))

@@ -139,7 +139,7 @@ struct PipelineTests {
             throw CancellationError()
         }
         var defaults = RequestDefaults()
-        defaults.timeout = 1
+        defaults.timeout = .seconds(1)
         let client = EndpointClient(
             environment: Fixture.environment,
             transport: transport,
@@ -169,7 +169,7 @@ struct PipelineTests {
             throw CancellationError()
         }
         var defaults = RequestDefaults()
-        defaults.timeout = 0.05
+        defaults.timeout = .milliseconds(50)
         let client = EndpointClient(environment: Fixture.environment, transport: transport, defaults: defaults)
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }

@@ -86,7 +86,7 @@ struct APIError: Error, Decodable, Sendable, Equatable {
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
 
         #expect(error.kind == .responseRejected)
-        #expect(await transport.requests.count == EndpointClient.maxValidatorRetries + 1)
+        #expect(await transport.requests.count == Pipeline.maxValidatorRetries + 1)
     }
 
     @Test("A delayed retry waits on the client's clock, until that clock has moved on")
@@ -102,7 +102,7 @@ struct APIError: Error, Decodable, Sendable, Equatable {
             clock: clock
         )
         var endpoint = Endpoint.item(1)
-        endpoint.timeout = .infinity  // no deadline timer: the only sleeper is the validator's delay
+        endpoint.timeout = .seconds(1_000_000_000)  // no deadline timer: the only sleeper is the validator's delay
 
         let call = Task { try await client.response(for: endpoint) }
         try await clock.waitForSleepers(1)

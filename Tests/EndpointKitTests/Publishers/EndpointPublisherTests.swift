@@ -86,7 +86,9 @@ import FoundationNetworking
         ])
         let client = EndpointClient(environment: Fixture.environment, transport: transport)
 
-        let publisher = client.sendPublisher(for: .search(for: "x"), using: AccessToken("t"))
+        let publisher = EndpointPublisher { () async throws(EndpointError) in
+            try await client.exchange(for: .search(for: "x"), using: AccessToken("t"))
+        }
         let sentBeforeIterating = await transport.requests.count
         var pages: [EndpointKit.Response<SearchResults>] = []
         for try await page in publisher { pages.append(page) }

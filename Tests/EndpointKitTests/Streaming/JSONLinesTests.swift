@@ -24,7 +24,7 @@ extension Endpoint where Kind == EndpointKinds.Private, Response == JSONLines<Re
         let client = EndpointClient(environment: Fixture.environment, transport: transport)
 
         var readings: [Reading] = []
-        for try await reading in try await client.jsonLines(for: .readings, using: AccessToken("t0k3n")) {
+        for try await reading in try await client.stream(for: .readings, using: AccessToken("t0k3n")) {
             readings.append(reading)
         }
 
@@ -42,7 +42,7 @@ extension Endpoint where Kind == EndpointKinds.Private, Response == JSONLines<Re
         endpoint.decoder = decoder
 
         var readings: [Reading] = []
-        for try await reading in try await client.jsonLines(for: endpoint, using: AccessToken("t")) {
+        for try await reading in try await client.stream(for: endpoint, using: AccessToken("t")) {
             readings.append(reading)
         }
 
@@ -55,7 +55,7 @@ extension Endpoint where Kind == EndpointKinds.Private, Response == JSONLines<Re
         let client = EndpointClient(environment: Fixture.environment, transport: transport)
 
         let error = await #expect(throws: EndpointError.self) {
-            _ = try await client.jsonLines(for: .readings, using: AccessToken("t"))
+            _ = try await client.stream(for: .readings, using: AccessToken("t"))
         }
 
         #expect(error?.kind == .unacceptableStatus)

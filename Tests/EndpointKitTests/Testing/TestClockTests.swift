@@ -10,7 +10,7 @@ import Testing
         let clock = TestClock()
         let transport = StubTransport(replies: [.status(503), .json(#"{"id": 1, "name": "ok"}"#)])
         var defaults = RequestDefaults()
-        defaults.timeout = 60
+        defaults.timeout = .seconds(60)
         let client = EndpointClient(
             environment: Fixture.environment,
             transport: transport,

@@ -36,11 +36,11 @@ enum IdleStream {
             path: "jsonl/idle-\(UUID().uuidString)/\(lines)",
             queryItems: [URLQueryItem(name: "delay-ms", value: "1000")]
         )
-        endpoint.idleTimeout = 30
+        endpoint.idleTimeout = .seconds(30)
         let before = cpuSeconds()
         let start = ContinuousClock.now
         var received = 0
-        for try await _ in try await client.jsonLines(for: endpoint) { received += 1 }
+        for try await _ in try await client.stream(for: endpoint) { received += 1 }
         let wall = (ContinuousClock.now - start).components
         let seconds = Double(wall.seconds) + Double(wall.attoseconds) / 1e18
         let after = cpuSeconds()

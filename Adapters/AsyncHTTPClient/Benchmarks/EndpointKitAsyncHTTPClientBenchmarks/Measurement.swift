@@ -70,7 +70,7 @@ struct Measurement: CustomStringConvertible {
         var failure: (any Error)?
         switch (name, side == "raw") {
         case ("json-lines", false):
-            let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "\(path)"))
+            let stream = try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: "\(path)"))
             do {
                 for try await _ in stream.jsonLines(of: Row.self) { items += 1 }
             } catch {
@@ -85,7 +85,9 @@ struct Measurement: CustomStringConvertible {
         case ("events", false):
             let decoder = JSONDecoder()
             do {
-                let events = client.events(for: Endpoint<EndpointKinds.Public, ServerSentEvents>(path: "\(path)"))
+                let events = try await client.stream(
+                    for: Endpoint<EndpointKinds.Public, ServerSentEvents>(path: "\(path)")
+                )
                 for try await event in events {
                     _ = try decoder.decode(Tick.self, from: Data(event.data.utf8))
                     items += 1

@@ -6,14 +6,14 @@ import NIOHTTP1
 
 extension AsyncHTTPClientTransport {
     /// The request AsyncHTTPClient sends for `request`: its method, URL, headers in order, and body.
-    static func clientRequest(for request: TransportRequest) throws -> HTTPClientRequest {
+    static func clientRequest(for request: TransportRequest, options: TransportOptions) throws -> HTTPClientRequest {
         var clientRequest = HTTPClientRequest(url: request.url.absoluteString)
         clientRequest.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers {
             clientRequest.headers.add(name: field.name.rawValue, value: field.value)
         }
         if let body = request.body {
-            clientRequest.body = try clientBody(for: body, progress: request.uploadProgress)
+            clientRequest.body = try clientBody(for: body, progress: options.uploadProgress)
         }
         return clientRequest
     }
@@ -35,16 +35,6 @@ extension AsyncHTTPClientTransport {
     /// The response's header fields, in order, repeated names kept.
     static func headers(from headers: NIOHTTP1.HTTPHeaders) -> EndpointKit.HTTPHeaders {
         EndpointKit.HTTPHeaders(headers.map { EndpointKit.HTTPHeaders.Field(name: .init($0.name), value: $0.value) })
-    }
-
-    /// The body's length: none for a `HEAD` request or a status without a body (1xx, 204, 304), whatever
-    /// `Content-Length` says; otherwise the announced length when the bytes are not inflated on the way (the
-    /// reader gets more bytes than a compressed body's `Content-Length` says).
-    static func announcedLength(of headers: NIOHTTP1.HTTPHeaders, status: Int, method: EndpointKit.HTTPMethod) -> Int? {
-        if method == .head || status == 204 || status == 304 || (100..<200).contains(status) { return 0 }
-        let encodings = headers[canonicalForm: "content-encoding"].filter { $0.lowercased() != "identity" }
-        guard encodings.isEmpty, let value = headers.first(name: "content-length") else { return nil }
-        return Int(value).flatMap { $0 >= 0 ? $0 : nil }
     }
 }
 

@@ -28,7 +28,7 @@ import NIOHTTPCompression
 /// - **Connection failures are reported at once** (``defaultConfiguration()`` turns off AsyncHTTPClient's
 ///   retrying of connection set-up), as a transient ``EndpointError/Kind/transportFailed``, so that ``Retry``
 ///   and its policy decide about trying again.
-/// - **Idle timeouts**: ``TransportRequest/idleTimeout`` bounds the wait for the head and for each chunk of
+/// - **Idle timeouts**: ``TransportOptions/idleTimeout`` bounds the wait for the head and for each chunk of
 ///   the body, exactly (no rounding to seconds). The attempt's total deadline is ``EndpointClient``'s.
 /// - **Compressed responses** are inflated as they are read, and a body that inflates to more than
 ///   ``maximumDecompressionRatio`` times its compressed size fails with ``EndpointError/Kind/responseTooLarge``
@@ -78,7 +78,7 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// The configuration ``init(configuration:eventLoopGroup:)`` uses unless given one: no redirects, a
     /// connection failure reported at once, a 10 s connect timeout, no read timeout of the client's own (each
-    /// request's ``TransportRequest/idleTimeout`` applies instead), and inflating bodies up to
+    /// request's ``TransportOptions/idleTimeout`` applies instead), and inflating bodies up to
     /// ``maximumDecompressionRatio``.
     public static func defaultConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
@@ -92,14 +92,14 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// Sends `request` and returns as soon as the response head arrives; the body is read from the connection
     /// as its reader asks for it.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let prepared = try Self.clientRequest(for: request)
-        let headDeadline = Self.headDeadline(for: request)
+    public func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        let prepared = try Self.clientRequest(for: request, options: options)
+        let headDeadline = Self.headDeadline(for: options)
         let response: HTTPClientResponse
         do {
             response = try await client.execute(prepared, deadline: headDeadline)
         } catch {
-            throw Self.endpointError(from: error, afterHead: false, idleTimeout: request.idleTimeout)
+            throw Self.endpointError(from: error, afterHead: false, idleTimeout: options.idleTimeout)
         }
         let headReceivedAt = ContinuousClock.now
         let headers = Self.headers(from: response.headers)
@@ -115,12 +115,9 @@ public final class AsyncHTTPClientTransport: Transport {
             )
         }
         let body = ResponseBody(
-            length: Self.announcedLength(
-                of: response.headers,
-                status: Int(response.status.code),
-                method: request.method
-            ),
-            pulling: ResponseChunks(body: response.body, idleTimeout: request.idleTimeout, transport: self)
+            length: headers.announcedBodyLength(statusCode: Int(response.status.code), isHead: request.method == .head)
+                .flatMap { Int(exactly: $0) },
+            pulling: ResponseChunks(body: response.body, idleTimeout: options.idleTimeout, transport: self)
         )
         var transportResponse = TransportResponse(
             statusCode: Int(response.status.code),
@@ -134,8 +131,8 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// When the wait for the head ends: the idle timeout, or the attempt's deadline when it covers less, or
     /// (with neither) a day, since ``EndpointClient`` bounds the attempt itself.
-    static func headDeadline(for request: TransportRequest) -> NIODeadline {
-        let waits = [request.idleTimeout, request.timeout].compactMap { $0 }
+    static func headDeadline(for options: TransportOptions) -> NIODeadline {
+        let waits = [options.idleTimeout, options.timeout].compactMap { $0 }
         guard let shortest = waits.min() else { return .now() + .hours(24) }
         let (seconds, attoseconds) = shortest.components
         let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)

@@ -15,7 +15,7 @@ struct BackPressureTests {
         let client = TestServers.client(try TestServers.fault(), transport)
         let size = 128 << 20
 
-        let stream = try await client.bytes(
+        let stream = try await client.stream(
             for: Endpoint<EndpointKinds.Public, Data>(
                 path: "length/\(key)/128",
                 queryItems: [URLQueryItem(name: "stall", value: "1")]
@@ -62,7 +62,7 @@ struct BackPressureTests {
         let key = UUID().uuidString
 
         // Neither the client nor the transport is kept past this call.
-        let stream = try await TestServers.client(try TestServers.fault(), AsyncHTTPClientTransport()).bytes(
+        let stream = try await TestServers.client(try TestServers.fault(), AsyncHTTPClientTransport()).stream(
             for: Endpoint<EndpointKinds.Public, Data>(path: "length/\(key)/8")
         )
         var received = 0
@@ -77,7 +77,7 @@ struct BackPressureTests {
         let counters = try Counters()
         let client = TestServers.client(try TestServers.fault(), transport)
 
-        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/4"))
+        let stream = try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: "jsonl/\(key)/4"))
         for try await line in stream.lines {
             #expect(line == #"{"index": 0}"#)
             break
@@ -94,8 +94,9 @@ struct BackPressureTests {
         let client = TestServers.client(try TestServers.fault(), transport)
 
         var ids: [String?] = []
-        for try await event in client.events(for: Endpoint<EndpointKinds.Public, ServerSentEvents>(path: "sse/\(key)"))
-        {
+        for try await event in try await client.stream(
+            for: Endpoint<EndpointKinds.Public, ServerSentEvents>(path: "sse/\(key)")
+        ) {
             ids.append(event.id)
         }
 

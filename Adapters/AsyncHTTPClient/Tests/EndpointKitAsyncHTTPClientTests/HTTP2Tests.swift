@@ -43,7 +43,7 @@ struct HTTP2Tests {
                 body: StreamBody { InputStream(data: bytes) }
             )
         )
-        let stream = try await client.bytes(for: Endpoint<EndpointKinds.Public, Data>(path: path))
+        let stream = try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: path))
         var received = Data()
         var chunks = 0
         for try await chunk in stream.body {

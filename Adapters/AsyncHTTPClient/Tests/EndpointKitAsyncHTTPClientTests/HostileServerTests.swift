@@ -31,7 +31,7 @@ struct HostileServerTests {
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
             hold: true
         )
-        endpoint.timeout = 300
+        endpoint.timeout = .seconds(300)
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
 

@@ -60,7 +60,9 @@ struct PipelineTests {
             )
         )
 
-        let response = try await client.send(Endpoint<EndpointKinds.Public, EmptyResponse>(method: .head, path: path))
+        let response = try await client.exchange(
+            for: Endpoint<EndpointKinds.Public, EmptyResponse>(method: .head, path: path)
+        )
 
         #expect(response.statusCode == 200)
         #expect(response.headers["Content-Length"] == String(size))
@@ -72,8 +74,8 @@ struct PipelineTests {
         let counters = try Counters()
         let client = TestServers.client(try TestServers.fault(), transport)
 
-        let response = try await client.send(
-            Endpoint<EndpointKinds.Private, Data>(path: "file-redirect/\(key)/1"),
+        let response = try await client.exchange(
+            for: Endpoint<EndpointKinds.Private, Data>(path: "file-redirect/\(key)/1"),
             using: AccessToken("s3cr3t")
         )
 
@@ -167,7 +169,7 @@ struct PipelineTests {
             middleware: [Retry(RetryPolicy(baseDelay: .milliseconds(10), jitter: 0))]
         )
 
-        let response = try await client.send(Endpoint<EndpointKinds.Public, Data>(path: "truncated/\(key)"))
+        let response = try await client.exchange(for: Endpoint<EndpointKinds.Public, Data>(path: "truncated/\(key)"))
 
         #expect(response.value == Data(repeating: UInt8(ascii: "x"), count: 100))
         #expect(response.attempts == 2)
@@ -179,7 +181,7 @@ struct PipelineTests {
         let counters = try Counters()
         let client = TestServers.client(try TestServers.fault(), transport)
         var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "stall-body/\(key)")
-        endpoint.idleTimeout = 1
+        endpoint.idleTimeout = .seconds(1)
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
 
@@ -195,7 +197,7 @@ struct PipelineTests {
         let counters = try Counters()
         let client = TestServers.client(try TestServers.fault(), transport)
         var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "hold/\(key)")
-        endpoint.timeout = 2
+        endpoint.timeout = .seconds(2)
 
         let call = Task { () async throws(EndpointError) -> Data in try await client.response(for: endpoint) }
         // The request reached the server before the deadline: a deadline that fired first would leave nothing to

@@ -1,16 +1,38 @@
-/// What one call shares across its attempts: the one attempt counter, its observers, and the requests it sent
-/// (to know which secrets a server may echo back), redacted by the client's redactor.
+/// What one call shares across its attempts: the one attempt counter, its observers, the requests it sent
+/// (to know which secrets a server may echo back), and its timings on the client's clock.
 final class CallState: Sendable {
     let observers: [any ExchangeObserver]
     let redactor: Redactor
     private let attempts = Locked(0)
     /// Every hop's request, kept (copy-on-write, so nearly free) to know which secrets a server may echo back.
     private let sent = Locked([TransportRequest]())
+    /// Started with the call, on the client's clock.
+    private let stopwatch: Stopwatch
+    /// Whether the clock is real time, so that a transport's note of when a head arrived can be read on it.
+    private let isRealTime: Bool
+    /// When the last head arrived, since the call started.
+    private let lastHead = Locked<Duration?>(nil)
 
-    init(observers: [any ExchangeObserver], redactor: Redactor) {
+    init(observers: [any ExchangeObserver], redactor: Redactor, clock: any Clock<Duration>) {
         self.observers = observers
         self.redactor = redactor
+        stopwatch = Stopwatch(clock)
+        isRealTime = clock is ContinuousClock
     }
+
+    /// Notes that a hop's head arrived: now, or at `instant` when the transport noted it (it may have collected
+    /// the body since), which is read only when the client runs on real time.
+    func headArrived(_ instant: ContinuousClock.Instant?) {
+        var elapsed = stopwatch.elapsed
+        if isRealTime, let instant { elapsed -= max(.zero, instant.duration(to: .now)) }
+        lastHead.withLock { $0 = elapsed }
+    }
+
+    /// From the start of the call to the last head, on the client's clock.
+    var timeToFirstByte: Duration { lastHead.withLock { $0 } ?? stopwatch.elapsed }
+
+    /// From the start of the call to now, on the client's clock.
+    var elapsed: Duration { stopwatch.elapsed }
 
     /// How many attempts have started.
     var attemptCount: Int { attempts.withLock { $0 } }

@@ -1,0 +1,123 @@
+import Foundation
+
+/// The engine: the one path from a prepared call to a response, which every verb of ``EndpointClient`` takes.
+///
+/// ``run(_:body:validating:)`` is its one entry point. It takes what the caller will do with the body
+/// (collect it up to a limit, stream it with a buffer bound, or write it to a sink) and runs, in order: the
+/// middleware chain; for each attempt its number, the credential check and the one deadline
+/// (`Pipeline+Attempt.swift`); each hop's check, the transport and the redirects (`Pipeline+Hops.swift`); then
+/// the validators and the status check, whose "send again" starts a new attempt on the same counter and clock
+/// (`Pipeline+Validation.swift`). Every error leaves it naming the request, the hop, the true number of
+/// attempts and the redacted `curl` command, with the call's credentials scrubbed.
+struct Pipeline: Sendable {
+    let transport: any Transport
+    let middleware: [any Middleware]
+    let validators: [ResponseValidator]
+    let redirectPolicy: RedirectPolicy
+    let observers: [any ExchangeObserver]
+    let clock: any Clock<Duration>
+    let redactor: Redactor
+    /// Chosen once, when the client is made: whether the transport enforces each hop's share of the attempt's
+    /// deadline (it says it can, and the client runs on real time), or the engine races each attempt against a
+    /// sleep on its clock.
+    let transportEnforcesDeadlines: Bool
+
+    /// How many times validators may ask to send one call again.
+    static let maxValidatorRetries = 3
+
+    init(
+        transport: any Transport,
+        middleware: [any Middleware],
+        validators: [ResponseValidator],
+        redirectPolicy: RedirectPolicy,
+        observers: [any ExchangeObserver],
+        clock: any Clock<Duration>,
+        redactor: Redactor
+    ) {
+        self.transport = transport
+        self.middleware = middleware
+        self.validators = validators
+        self.redirectPolicy = redirectPolicy
+        self.observers = observers
+        self.clock = clock
+        self.redactor = redactor
+        transportEnforcesDeadlines = transport.enforcesTimeout && clock is ContinuousClock
+    }
+
+    /// What a run returns: the final response (its body collected, streaming, or written, as asked) and the
+    /// call it belongs to.
+    struct Result: Sendable {
+        var response: TransportResponse
+        /// The call's state: its attempt count, the secrets it sent, its observers and its timings.
+        var call: CallState
+        /// Attempts started, at least 1.
+        var attempts: Int { max(call.attemptCount, 1) }
+    }
+
+    /// Runs `prepared` through the middleware, its attempts and hops, and (unless `validating` is `false`) the
+    /// validators and the status check; `body` says what the caller does with the final body.
+    func run(_ prepared: PreparedCall, body: ResponseBodyHandling, validating: Bool = true)
+        async throws(EndpointError) -> Result
+    {
+        let call = CallState(observers: observers, redactor: redactor, clock: clock)
+        let request = prepared.request
+        let context = RequestContext(
+            options: prepared.options,
+            requiresAuthentication: prepared.requiresAuthentication,
+            timeout: prepared.timeout,
+            clock: clock,
+            call: call
+        )
+        let innermost = MiddlewareNext { request, context in
+            try await attempt(request, context: context, prepared: prepared, body: body)
+        }
+        let chain = middleware.reversed().reduce(innermost) { next, step in
+            MiddlewareNext { request, context in try await step.intercept(request, context: context, next: next) }
+        }
+        do throws(EndpointError) {
+            var validatorRetries = 0
+            while true {
+                let response: TransportResponse
+                do {
+                    response = try await chain(request, context: context)
+                } catch {
+                    throw EndpointError.wrapping(error)
+                }
+                guard validating, let action = try await verdict(on: response, for: request, call: call) else {
+                    return Result(response: response, call: call)
+                }
+                guard validatorRetries < Self.maxValidatorRetries else {
+                    throw EndpointError(
+                        .responseRejected,
+                        "validators asked to send the request again more than \(Self.maxValidatorRetries) times",
+                        request: redactor.summary(of: request),
+                        statusCode: response.statusCode,
+                        responseHeaders: response.headers,
+                        body: response.bufferedBody
+                    )
+                }
+                validatorRetries += 1
+                try await perform(action)
+            }
+        } catch {
+            throw completing(error, for: request, call: call)
+        }
+    }
+
+    /// `error` as it leaves the engine: naming the request, the hop that failed after redirects, the true
+    /// number of attempts and the redacted `curl` command, with the call's credentials scrubbed.
+    func completing(_ error: EndpointError, for request: TransportRequest, call: CallState) -> EndpointError {
+        var error = error
+        if error.request == nil { error.request = redactor.summary(of: request) }
+        // After a redirect, the hop that failed is another request than the one the caller made.
+        if error.hop == nil, let last = call.lastRequest, last.url != request.url {
+            error.hop = redactor.summary(of: last)
+        }
+        let count = call.attemptCount
+        if count > 0 { error.attempts = count }
+        if error.curlCommand == nil {
+            error.curlCommand = CURLCommand(request, redactor: redactor, revealingSecrets: false).command
+        }
+        return error.redactingSecrets(call.secrets)
+    }
+}
