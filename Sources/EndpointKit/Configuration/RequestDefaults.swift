@@ -44,13 +44,6 @@ public struct RequestDefaults: Sendable, CustomReflectable {
     /// against it.
     /// Transports with back-pressure (`AsyncHTTPClientTransport`) do not need it.
     public var downloadPartSize: Int?
-    private var storedCachePolicy: URLRequest.CachePolicy
-    /// Has no effect: ``URLSessionTransport`` has no URL cache, and the policy never reached the network.
-    @available(*, deprecated, message: "URLSessionTransport has no URL cache; this setting never had an effect")
-    public var cachePolicy: URLRequest.CachePolicy {
-        get { storedCachePolicy }
-        set { storedCachePolicy = newValue }
-    }
     /// Headers every request gets unless the environment or the endpoint sets the same name:
     /// `Accept: application/json` and a `User-Agent` naming EndpointKit and its version.
     public var headers: HTTPHeaders
@@ -89,18 +82,16 @@ public struct RequestDefaults: Sendable, CustomReflectable {
     public static let userAgent = "EndpointKit/\(libraryVersion)"
 
     /// Creates defaults: a plain `JSONEncoder` and `JSONDecoder`, a 60-second timeout, and JSON `Accept` and
-    /// EndpointKit `User-Agent` headers; `cachePolicy` has no effect.
+    /// EndpointKit `User-Agent` headers.
     public init(
         encoder: JSONEncoder = JSONEncoder(),
         decoder: JSONDecoder = JSONDecoder(),
         timeout: Duration? = .seconds(60),
-        cachePolicy: URLRequest.CachePolicy = .reloadIgnoringLocalCacheData,
         headers: HTTPHeaders = [.accept: "application/json", .userAgent: RequestDefaults.userAgent]
     ) {
         self.encoder = encoder
         self.decoder = decoder
         self.timeout = timeout
-        self.storedCachePolicy = cachePolicy
         self.headers = headers
     }
 }

@@ -54,13 +54,6 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable, CustomReflectabl
     /// The largest body this endpoint's response may have in bytes, or `nil` for the client's
     /// ``RequestDefaults/maximumResponseSize``.
     public var maximumResponseSize: Int?
-    private var storedCachePolicy: URLRequest.CachePolicy?
-    /// Has no effect: ``URLSessionTransport`` has no URL cache, and the policy never reached the network.
-    @available(*, deprecated, message: "URLSessionTransport has no URL cache; this setting never had an effect")
-    public var cachePolicy: URLRequest.CachePolicy? {
-        get { storedCachePolicy }
-        set { storedCachePolicy = newValue }
-    }
     /// The decoder for this endpoint's response, or `nil` for the client's.
     public var decoder: JSONDecoder?
     /// Settings middleware reads for this endpoint, e.g. `options.retryPolicy = .never`.
@@ -188,7 +181,6 @@ extension Endpoint {
         endpoint.timeout = timeout
         endpoint.idleTimeout = idleTimeout
         endpoint.maximumResponseSize = maximumResponseSize
-        endpoint.cachePolicy = cachePolicy
         endpoint.decoder = decoder
         endpoint.options = options
         return endpoint
