@@ -1,0 +1,209 @@
+import EndpointKitTesting
+import Foundation
+import Testing
+
+@testable import EndpointKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one engine behind every verb: what each verb asks the transport to do with the body, the one deadline
+/// enforcement chosen per client, the one attempt counter, and the one clock every timing reads.
+@Suite(.timeLimit(.minutes(1)))
+struct EngineTests {
+    @Test("Each verb tells the transport what it does with the body, beside the request and not in it")
+    func optionsPerVerb() async throws {
+        let transport = StubTransport { _ in .json("[]") }
+        var defaults = RequestDefaults()
+        defaults.maximumResponseSize = 4096
+        defaults.timeout = .seconds(7)
+        defaults.idleTimeout = .seconds(3)
+        let client = EndpointClient(environment: Fixture.environment, transport: transport, defaults: defaults)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("engine-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        _ = try await client.response(for: .featuredItems)
+        _ = try await client.stream(for: .featuredItems)
+        _ = try await client.download(for: .featuredItems, to: folder.appendingPathComponent("items.json")).result()
+
+        let options = await transport.sentOptions
+        try #require(options.count == 3)
+        guard case .collect(let limit) = options[0].body else {
+            Issue.record("response(for:) did not ask to collect the body: \(options[0].body)")
+            return
+        }
+        #expect(limit == 4096)
+        guard case .stream(let bufferLimit) = options[1].body else {
+            Issue.record("stream(for:) did not ask to stream the body: \(options[1].body)")
+            return
+        }
+        #expect(bufferLimit == 4096)
+        guard case .write = options[2].body else {
+            Issue.record("download(for:to:) did not give the transport a sink: \(options[2].body)")
+            return
+        }
+        for sent in options {
+            #expect(sent.timeout == .seconds(7))
+            #expect(sent.idleTimeout == .seconds(3))
+            #expect(sent.uploadProgress == nil, "nobody observes, so no upload progress is asked for")
+        }
+        #expect(options[0].timeoutCoversBody)
+        #expect(!options[1].timeoutCoversBody)
+        #expect(!options[2].timeoutCoversBody)
+    }
+
+    @Test("A transport that enforces deadlines, on real time, gets the time left and no timer of the client's")
+    func transportEnforcedDeadline() async throws {
+        // Answers after 300 ms although the deadline is 100 ms: only a client timer could fail the call.
+        let transport = DeadlineTrustingTransport(delay: .milliseconds(300))
+        var defaults = RequestDefaults()
+        defaults.timeout = .milliseconds(100)
+        let client = EndpointClient(environment: Fixture.environment, transport: transport, defaults: defaults)
+
+        let items = try await client.response(for: .featuredItems)
+
+        #expect(items.isEmpty)
+        let given = try #require(transport.timeouts.withLock { $0 }.first ?? nil)
+        #expect(given <= .milliseconds(100) && given > .zero)
+    }
+
+    @Test("On another clock the client races each attempt against a sleep on that clock, whatever the transport says")
+    func clockEnforcedDeadline() async throws {
+        let clock = TestClock()
+        let transport = DeadlineTrustingTransport(delay: .seconds(3600))
+        var defaults = RequestDefaults()
+        defaults.timeout = .seconds(5)
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: transport,
+            defaults: defaults,
+            clock: clock
+        )
+
+        let call = Task { () async throws(EndpointError) -> [Item] in try await client.response(for: .featuredItems) }
+        try await clock.waitForSleep(atLeast: .seconds(5), atMost: .seconds(5))
+        clock.advance(by: .seconds(5))
+        let error = try await #require(throws: EndpointError.self) { try await call.value }
+
+        #expect(error.kind == .timedOut)
+        #expect(error.message.contains("5 s"))
+    }
+
+    @Test("Response timings and stub delays read the client's clock: a TestClock makes them exact")
+    func timingsOnTheInjectedClock() async throws {
+        let clock = TestClock()
+        let transport = StubTransport(replies: [StubResponse.json("[]").delayed(by: .seconds(2))], clock: clock)
+        var defaults = RequestDefaults()
+        defaults.timeout = nil
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: transport,
+            defaults: defaults,
+            clock: clock
+        )
+
+        let call = Task { () async throws(EndpointError) -> EndpointKit.Response<[Item]> in
+            try await client.exchange(for: .featuredItems)
+        }
+        try await clock.waitForSleep(atLeast: .seconds(2), atMost: .seconds(2))
+        clock.advance(by: .seconds(2))
+        let response = try await call.value
+
+        #expect(response.timeToFirstByte == .seconds(2))
+        #expect(response.duration == .seconds(2))
+    }
+
+    @Test("Every step reads the call's one attempt counter: a step outside Retry sees the attempts Retry made")
+    func oneAttemptCounter() async throws {
+        let transport = StubTransport(replies: [.status(503), .status(503), .json("[]")])
+        let seen = Locked([Int]())
+        let outer = AttemptReader(seen: seen)
+        var defaults = RequestDefaults()
+        defaults.timeout = nil  // the immediate clock would end any deadline at once
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: transport,
+            defaults: defaults,
+            middleware: [outer, Retry(RetryPolicy(maxAttempts: 3, baseDelay: .zero, jitter: 0))],
+            clock: ImmediateClock()
+        )
+
+        let response = try await client.exchange(for: .featuredItems)
+
+        #expect(seen.withLock { $0 } == [0, 3], "before the first send, and after the third")
+        #expect(response.attempts == 3)
+    }
+
+    @Test("With validation off, any status is a response, and decoding(as: Data.self) keeps the body as it came")
+    func unvalidatedRawExchange() async throws {
+        let transport = StubTransport(replies: [.response(status: 404, body: Data("gone".utf8))])
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+        var endpoint = Endpoint.item(7).decoding(as: Data.self)
+        endpoint.options.isValidated = false
+
+        let response = try await client.exchange(for: endpoint)
+
+        #expect(response.statusCode == 404)
+        #expect(response.value == Data("gone".utf8))
+        #expect(await transport.requests.first?.url?.path == "/v1/items/7")
+    }
+
+    @Test("decoding(as:) changes the response type only: URL, headers, body, settings and options are kept")
+    func decodingKeepsEverythingElse() {
+        var endpoint = Endpoint.createItem(NewItem(name: "tea", createdAt: Date(timeIntervalSince1970: 0)))
+        endpoint.headers["X-Trace"] = "1"
+        endpoint.timeout = .seconds(3)
+        endpoint.idleTimeout = .seconds(2)
+        endpoint.maximumResponseSize = 10
+        endpoint.options.isLogged = false
+        endpoint.url = URL(string: "https://other.test/items")
+
+        let raw = endpoint.decoding(as: Data.self)
+
+        #expect(raw.method == .post && raw.path == endpoint.path && raw.url == endpoint.url)
+        #expect(raw.headers["X-Trace"] == "1" && raw.body != nil)
+        #expect(raw.timeout == .seconds(3) && raw.idleTimeout == .seconds(2) && raw.maximumResponseSize == 10)
+        #expect(!raw.options.isLogged)
+    }
+
+    @Test("An event stream whose request cannot be built fails when asked for, not at its first event")
+    func eventStreamFailsEarly() async throws {
+        let transport = StubTransport(replies: [])
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+        var endpoint = Endpoint<EndpointKinds.Public, ServerSentEvents>(path: "events")
+        endpoint.headers["X-Bad"] = "line\r\nbreak"
+
+        let error = try await #require(throws: EndpointError.self) { try await client.stream(for: endpoint) }
+
+        #expect(error.kind == .invalidRequest)
+        #expect(await transport.requests.isEmpty)
+    }
+}
+
+/// Says it enforces deadlines, and answers `[]` after `delay` whatever the timeout it is given, noting it.
+private final class DeadlineTrustingTransport: Transport {
+    let delay: Duration
+    let timeouts = Locked([Duration?]())
+    init(delay: Duration) { self.delay = delay }
+    var enforcesTimeout: Bool { true }
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        timeouts.withLock { $0.append(options.timeout) }
+        try await Task.sleep(for: delay)
+        return TransportResponse(statusCode: 200, data: Data("[]".utf8))
+    }
+}
+
+/// Notes the call's attempt number before and after the rest of the chain.
+private struct AttemptReader: Middleware {
+    let seen: Locked<[Int]>
+    func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
+        -> TransportResponse
+    {
+        seen.withLock { $0.append(context.attempt) }
+        let response = try await next(request, context: context)
+        seen.withLock { $0.append(context.attempt) }
+        return response
+    }
+}
