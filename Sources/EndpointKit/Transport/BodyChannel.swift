@@ -7,20 +7,36 @@ import Foundation
 /// on the transport's thread, even before the reader asks. The producer calls ``yield(_:)`` and
 /// ``finish(throwing:)``; `stop` is called once when the reader leaves early, to stop the transfer.
 final class BodyChannel: Sendable {
+    /// Where the body stands: one phase at a time, so that no combination of flags can contradict another.
+    private enum Phase {
+        /// Chunks wait in `pending` for a reader.
+        case buffering
+        /// A reader waits for the next chunk.
+        case waiting(CheckedContinuation<Data?, any Error>)
+        /// A reader collects the whole body, up to `limit` bytes; `collected` holds what arrived so far.
+        case collecting(limit: Int, collected: Data, CheckedContinuation<Data, any Error>)
+        /// Chunks go to `sink` as they arrive, on the producer's thread; `drainer` waits for the end.
+        case writing(sink: @Sendable (Data) throws -> Void, drainer: CheckedContinuation<Void, any Error>?)
+        /// The producer is done: complete when `failure` is `nil`. Chunks may still wait in `pending`.
+        case finished(failure: (any Error)?)
+        /// The reader left, or a limit or a failed sink ended the body: nothing more is read or kept.
+        case stopped
+    }
+
     private struct State {
+        var phase = Phase.buffering
         var pending: [Data] = []
         /// The bytes in `pending`.
         var pendingBytes = 0
-        var collected = Data()
-        var isFinished = false
-        var failure: (any Error)?
-        var isStopped = false
-        var waiter: CheckedContinuation<Data?, any Error>?
-        var collector: (limit: Int, continuation: CheckedContinuation<Data, any Error>)?
-        /// Where chunks go as they arrive, on the producer's thread, when the reader drains into a sink.
-        var sink: (@Sendable (Data) throws -> Void)?
-        /// The reader waiting in ``drain(into:)`` for the body to end.
-        var drainer: CheckedContinuation<Void, any Error>?
+
+        /// Every chunk waiting, taken out.
+        mutating func takePending() -> [Data] {
+            defer {
+                pending.removeAll(keepingCapacity: true)
+                pendingBytes = 0
+            }
+            return pending
+        }
     }
 
     private let state = Locked(State())
@@ -45,46 +61,41 @@ final class BodyChannel: Sendable {
             case fellBehind
         }
         let action = state.withLock { state -> Action in
-            guard !state.isFinished, !state.isStopped else { return .none }
-            if let sink = state.sink {
+            switch state.phase {
+            case .finished, .stopped:
+                return .none
+            case .writing(let sink, let drainer):
                 // Written under the lock, so chunks reach the sink one at a time and in order.
                 do {
                     try sink(data)
                     return .none
                 } catch {
-                    state.sink = nil
-                    state.isStopped = true
-                    state.isFinished = true
-                    state.failure = error
-                    defer { state.drainer = nil }
-                    return .sinkFailed(state.drainer, error)
+                    state.phase = .finished(failure: error)
+                    return .sinkFailed(drainer, error)
                 }
-            }
-            if let waiter = state.waiter {
-                state.waiter = nil
+            case .waiting(let waiter):
+                state.phase = .buffering
                 return .resume(waiter)
-            }
-            if let collector = state.collector {
-                guard data.count <= collector.limit - state.collected.count else {
-                    state.collector = nil
-                    state.isStopped = true
-                    return .tooLarge(collector.continuation, collector.limit)
+            case .collecting(let limit, var collected, let collector):
+                guard data.count <= limit - collected.count else {
+                    state.phase = .stopped
+                    return .tooLarge(collector, limit)
                 }
-                state.collected.append(data)
+                // Out of the enum while it grows, so that the bytes are not copied.
+                state.phase = .buffering
+                collected.append(data)
+                state.phase = .collecting(limit: limit, collected: collected, collector)
                 return .none
-            }
-            state.pending.append(data)
-            state.pendingBytes += data.count
-            if let limit, state.pendingBytes > limit {
+            case .buffering:
+                state.pending.append(data)
+                state.pendingBytes += data.count
+                guard let limit, state.pendingBytes > limit else { return .none }
                 // The reader fell this far behind a transport that cannot slow the server down: fail rather than
                 // hold an unbounded backlog.
-                state.pending = []
-                state.pendingBytes = 0
-                state.isFinished = true
-                state.failure = Self.fellBehind(limit)
+                _ = state.takePending()
+                state.phase = .finished(failure: Self.fellBehind(limit))
                 return .fellBehind
             }
-            return .none
         }
         switch action {
         case .none: break
@@ -102,31 +113,23 @@ final class BodyChannel: Sendable {
 
     /// Ends the body, complete when `error` is `nil`.
     func finish(throwing error: (any Error)?) {
-        let (waiter, collector, collected, sink) = state.withLock {
-            state -> (
-                CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, Data,
-                CheckedContinuation<Void, any Error>?
-            ) in
-            guard !state.isFinished else { return (nil, nil, Data(), nil) }
-            state.isFinished = true
-            state.failure = error
-            defer {
-                state.waiter = nil
-                state.collector = nil
-                state.collected = Data()
-                state.sink = nil
-                state.drainer = nil
+        let previous = state.withLock { state -> Phase in
+            let previous = state.phase
+            switch previous {
+            case .finished, .stopped: break
+            case .buffering, .waiting, .collecting, .writing: state.phase = .finished(failure: error)
             }
-            return (state.waiter, state.collector?.continuation, state.collected, state.drainer)
+            return previous
         }
-        if let error {
-            waiter?.resume(throwing: error)
-            collector?.resume(throwing: error)
-            sink?.resume(throwing: error)
-        } else {
-            waiter?.resume(returning: nil)
-            collector?.resume(returning: collected)
-            sink?.resume()
+        switch previous {
+        case .finished, .stopped, .buffering:
+            break
+        case .waiting(let waiter):
+            if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+        case .collecting(_, let collected, let collector):
+            if let error { collector.resume(throwing: error) } else { collector.resume(returning: collected) }
+        case .writing(_, let drainer):
+            if let error { drainer?.resume(throwing: error) } else { drainer?.resume() }
         }
     }
 
@@ -137,14 +140,20 @@ final class BodyChannel: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Data?, any Error>) in
                 let ready = state.withLock { state -> Result<Data?, any Error>? in
-                    if Task.isCancelled || state.isStopped { return .failure(Self.cancelled()) }
-                    if !state.pending.isEmpty {
-                        state.pendingBytes = 0
-                        return .success(Self.takeAll(&state.pending))
+                    if Task.isCancelled { return .failure(Self.cancelled()) }
+                    if !state.pending.isEmpty, case .buffering = state.phase {
+                        return .success(Self.joined(state.takePending()))
                     }
-                    if state.isFinished { return state.failure.map { .failure($0) } ?? .success(nil) }
-                    state.waiter = waiter
-                    return nil
+                    switch state.phase {
+                    case .buffering:
+                        state.phase = .waiting(waiter)
+                        return nil
+                    case .finished(let failure):
+                        if !state.pending.isEmpty { return .success(Self.joined(state.takePending())) }
+                        return failure.map { .failure($0) } ?? .success(nil)
+                    case .stopped, .waiting, .collecting, .writing:
+                        return .failure(Self.cancelled())
+                    }
                 }
                 if let ready { waiter.resume(with: ready) }
             }
@@ -156,11 +165,10 @@ final class BodyChannel: Sendable {
     /// Every chunk waiting, as one: a reader that fell behind catches up in one wake-up, and taking them one by
     /// one from the front of an array would cost time in proportion to how far behind it is, so it would fall
     /// further behind.
-    private static func takeAll(_ pending: inout [Data]) -> Data {
-        defer { pending.removeAll(keepingCapacity: true) }
-        guard pending.count > 1 else { return pending[0] }
-        var data = Data(capacity: pending.reduce(0) { $0 + $1.count })
-        for chunk in pending { data.append(chunk) }
+    private static func joined(_ chunks: [Data]) -> Data {
+        guard chunks.count > 1 else { return chunks[0] }
+        var data = Data(capacity: chunks.reduce(0) { $0 + $1.count })
+        for chunk in chunks { data.append(chunk) }
         return data
     }
 
@@ -168,33 +176,34 @@ final class BodyChannel: Sendable {
     func collect(upTo limit: Int) async throws -> Data {
         // A body that is already complete is taken without suspending.
         let complete = state.withLock { state -> Result<Data, any Error>? in
-            guard state.isFinished, !state.isStopped else { return nil }
-            if let failure = state.failure { return .failure(failure) }
-            let size = state.pending.reduce(0) { $0 + $1.count }
-            guard size <= limit else { return .failure(ResponseBody.tooLarge(limit: limit, announced: nil)) }
-            var data = Data(capacity: size)
-            for chunk in state.pending { data.append(chunk) }
-            state.pending = []
-            state.pendingBytes = 0
-            return .success(data)
+            guard case .finished(let failure) = state.phase else { return nil }
+            if let failure { return .failure(failure) }
+            guard state.pendingBytes <= limit else {
+                return .failure(ResponseBody.tooLarge(limit: limit, announced: nil))
+            }
+            return .success(state.pending.isEmpty ? Data() : Self.joined(state.takePending()))
         }
         if let complete { return try complete.get() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (collector: CheckedContinuation<Data, any Error>) in
                 let ready = state.withLock { state -> Result<Data, any Error>? in
-                    if Task.isCancelled || state.isStopped { return .failure(Self.cancelled()) }
-                    let size = state.pending.reduce(0) { $0 + $1.count }
-                    if size > limit {
-                        state.isStopped = true
+                    if Task.isCancelled { return .failure(Self.cancelled()) }
+                    switch state.phase {
+                    case .buffering, .finished:
+                        break
+                    case .stopped, .waiting, .collecting, .writing:
+                        return .failure(Self.cancelled())
+                    }
+                    if state.pendingBytes > limit {
+                        state.phase = .stopped
+                        _ = state.takePending()
                         return .failure(ResponseBody.tooLarge(limit: limit, announced: nil))
                     }
-                    var data = Data(capacity: size)
-                    for chunk in state.pending { data.append(chunk) }
-                    state.pending = []
-                    state.pendingBytes = 0
-                    if state.isFinished { return state.failure.map { .failure($0) } ?? .success(data) }
-                    state.collected = data
-                    state.collector = (limit, collector)
+                    let data = state.pending.isEmpty ? Data() : Self.joined(state.takePending())
+                    if case .finished(let failure) = state.phase {
+                        return failure.map { .failure($0) } ?? .success(data)
+                    }
+                    state.phase = .collecting(limit: limit, collected: data, collector)
                     return nil
                 }
                 guard let ready else { return }
@@ -211,18 +220,20 @@ final class BodyChannel: Sendable {
     /// says where the body goes (a ``BodySink``), so that no byte waits for the reader to wake.
     func install(_ write: @escaping @Sendable (Data) throws -> Void) {
         let failed = state.withLock { state -> Bool in
-            guard !state.isStopped, state.sink == nil else { return false }
+            let isFinished: Bool
+            switch state.phase {
+            case .buffering: isFinished = false
+            // The bytes that arrived before a failure are written too: a download keeps them to resume.
+            case .finished: isFinished = true
+            case .stopped, .waiting, .collecting, .writing: return false
+            }
             do {
-                for chunk in state.pending { try write(chunk) }
-                state.pending = []
-                state.pendingBytes = 0
-                state.sink = write
+                for chunk in state.takePending() { try write(chunk) }
+                if !isFinished { state.phase = .writing(sink: write, drainer: nil) }
                 return false
             } catch {
-                state.isStopped = true
-                state.isFinished = true
-                state.failure = error
-                return true
+                if !isFinished { state.phase = .finished(failure: error) }
+                return !isFinished
             }
         }
         if failed { stop() }
@@ -237,10 +248,16 @@ final class BodyChannel: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
                 let ready = state.withLock { state -> Result<Void, any Error>? in
-                    if state.isFinished { return state.failure.map { .failure($0) } ?? .success(()) }
-                    if Task.isCancelled || state.isStopped { return .failure(Self.cancelled()) }
-                    state.drainer = done
-                    return nil
+                    switch state.phase {
+                    case .finished(let failure):
+                        return failure.map { .failure($0) } ?? .success(())
+                    case .writing(let sink, nil):
+                        if Task.isCancelled { return .failure(Self.cancelled()) }
+                        state.phase = .writing(sink: sink, drainer: done)
+                        return nil
+                    case .stopped, .buffering, .waiting, .collecting, .writing:
+                        return .failure(Self.cancelled())
+                    }
                 }
                 if let ready { done.resume(with: ready) }
             }
@@ -251,27 +268,20 @@ final class BodyChannel: Sendable {
 
     /// The reader left before the end: wake whoever waits with `cancelled`, and stop the transfer.
     func leave() {
-        let (waiter, collector, sink, shouldStop) = state.withLock {
-            state -> (
-                CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?,
-                CheckedContinuation<Void, any Error>?, Bool
-            ) in
-            guard !state.isStopped else { return (nil, nil, nil, false) }
-            state.isStopped = true
-            defer {
-                state.waiter = nil
-                state.collector = nil
-                state.sink = nil
-                state.drainer = nil
-                state.pending = []
-                state.pendingBytes = 0
-                state.collected = Data()
-            }
-            return (state.waiter, state.collector?.continuation, state.drainer, !state.isFinished)
+        let (previous, shouldStop) = state.withLock { state -> (Phase, Bool) in
+            let previous = state.phase
+            if case .stopped = previous { return (previous, false) }
+            state.phase = .stopped
+            _ = state.takePending()
+            if case .finished = previous { return (previous, false) }
+            return (previous, true)
         }
-        waiter?.resume(throwing: Self.cancelled())
-        collector?.resume(throwing: Self.cancelled())
-        sink?.resume(throwing: Self.cancelled())
+        switch previous {
+        case .waiting(let waiter): waiter.resume(throwing: Self.cancelled())
+        case .collecting(_, _, let collector): collector.resume(throwing: Self.cancelled())
+        case .writing(_, let drainer): drainer?.resume(throwing: Self.cancelled())
+        case .buffering, .finished, .stopped: break
+        }
         if shouldStop { stop() }
     }
 
