@@ -13,8 +13,8 @@ final class BodyChannel: Sendable {
         case buffering
         /// A reader waits for the next chunk.
         case waiting(CheckedContinuation<Data?, any Error>)
-        /// A reader collects the whole body, up to `limit` bytes; `collected` holds what arrived so far.
-        case collecting(limit: Int, collected: Data, CheckedContinuation<Data, any Error>)
+        /// A reader collects the whole body up to the collector's limit; the collector holds what arrived so far.
+        case collecting(BodyCollector, CheckedContinuation<Data, any Error>)
         /// Chunks go to `sink` as they arrive, on the producer's thread; `drainer` waits for the end.
         case writing(sink: @Sendable (Data) throws -> Void, drainer: CheckedContinuation<Void, any Error>?)
         /// The producer is done: complete when `failure` is `nil`. Chunks may still wait in `pending`.
@@ -56,7 +56,7 @@ final class BodyChannel: Sendable {
         enum Action {
             case none
             case resume(CheckedContinuation<Data?, any Error>)
-            case tooLarge(CheckedContinuation<Data, any Error>, Int)
+            case tooLarge(CheckedContinuation<Data, any Error>, EndpointError)
             case sinkFailed(CheckedContinuation<Void, any Error>?, any Error)
             case fellBehind
         }
@@ -76,15 +76,16 @@ final class BodyChannel: Sendable {
             case .waiting(let waiter):
                 state.phase = .buffering
                 return .resume(waiter)
-            case .collecting(let limit, var collected, let collector):
-                guard data.count <= limit - collected.count else {
-                    state.phase = .stopped
-                    return .tooLarge(collector, limit)
-                }
+            case .collecting(var collected, let collector):
                 // Out of the enum while it grows, so that the bytes are not copied.
                 state.phase = .buffering
-                collected.append(data)
-                state.phase = .collecting(limit: limit, collected: collected, collector)
+                do throws(EndpointError) {
+                    try collected.append(data)
+                } catch {
+                    state.phase = .stopped
+                    return .tooLarge(collector, error)
+                }
+                state.phase = .collecting(collected, collector)
                 return .none
             case .buffering:
                 state.pending.append(data)
@@ -100,8 +101,8 @@ final class BodyChannel: Sendable {
         switch action {
         case .none: break
         case .resume(let waiter): waiter.resume(returning: data)
-        case .tooLarge(let collector, let limit):
-            collector.resume(throwing: ResponseBody.tooLarge(limit: limit, announced: nil))
+        case .tooLarge(let collector, let error):
+            collector.resume(throwing: error)
             stop()
         case .sinkFailed(let drainer, let error):
             drainer?.resume(throwing: error)
@@ -126,8 +127,8 @@ final class BodyChannel: Sendable {
             break
         case .waiting(let waiter):
             if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
-        case .collecting(_, let collected, let collector):
-            if let error { collector.resume(throwing: error) } else { collector.resume(returning: collected) }
+        case .collecting(var collected, let collector):
+            if let error { collector.resume(throwing: error) } else { collector.resume(returning: collected.take()) }
         case .writing(_, let drainer):
             if let error { drainer?.resume(throwing: error) } else { drainer?.resume() }
         }
@@ -178,10 +179,11 @@ final class BodyChannel: Sendable {
         let complete = state.withLock { state -> Result<Data, any Error>? in
             guard case .finished(let failure) = state.phase else { return nil }
             if let failure { return .failure(failure) }
-            guard state.pendingBytes <= limit else {
-                return .failure(ResponseBody.tooLarge(limit: limit, announced: nil))
-            }
-            return .success(state.pending.isEmpty ? Data() : Self.joined(state.takePending()))
+            return Result { () throws(EndpointError) -> Data in
+                var collector = try BodyCollector(limit: limit, announced: nil)
+                for chunk in state.takePending() { try collector.append(chunk) }
+                return collector.take()
+            }.mapError { $0 }
         }
         if let complete { return try complete.get() }
         return try await withTaskCancellationHandler {
@@ -194,16 +196,18 @@ final class BodyChannel: Sendable {
                     case .stopped, .waiting, .collecting, .writing:
                         return .failure(Self.cancelled())
                     }
-                    if state.pendingBytes > limit {
+                    var collected: BodyCollector
+                    do throws(EndpointError) {
+                        collected = try BodyCollector(limit: limit, announced: nil)
+                        for chunk in state.takePending() { try collected.append(chunk) }
+                    } catch {
                         state.phase = .stopped
-                        _ = state.takePending()
-                        return .failure(ResponseBody.tooLarge(limit: limit, announced: nil))
+                        return .failure(error)
                     }
-                    let data = state.pending.isEmpty ? Data() : Self.joined(state.takePending())
                     if case .finished(let failure) = state.phase {
-                        return failure.map { .failure($0) } ?? .success(data)
+                        return failure.map { .failure($0) } ?? .success(collected.take())
                     }
-                    state.phase = .collecting(limit: limit, collected: data, collector)
+                    state.phase = .collecting(collected, collector)
                     return nil
                 }
                 guard let ready else { return }
@@ -278,7 +282,7 @@ final class BodyChannel: Sendable {
         }
         switch previous {
         case .waiting(let waiter): waiter.resume(throwing: Self.cancelled())
-        case .collecting(_, _, let collector): collector.resume(throwing: Self.cancelled())
+        case .collecting(_, let collector): collector.resume(throwing: Self.cancelled())
         case .writing(_, let drainer): drainer?.resume(throwing: Self.cancelled())
         case .buffering, .finished, .stopped: break
         }

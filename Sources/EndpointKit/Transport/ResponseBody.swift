@@ -85,7 +85,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     /// ``collect(upTo:)``, calling `progress` with the byte count so far after each chunk.
     func collect(upTo limit: Int, progress: ((Int) -> Void)?) async throws -> Data {
-        if let length, length > limit { throw Self.tooLarge(limit: limit, announced: length) }
+        var collector = try BodyCollector(limit: limit, announced: length)
         if case .buffered(let data) = storage {
             progress?(data.count)
             return data
@@ -94,14 +94,11 @@ public struct ResponseBody: AsyncSequence, Sendable {
             guard reader.claim() else { throw Self.secondReader() }
             return try await reader.channel.collect(upTo: limit)
         }
-        var data = Data()
-        if let length { data.reserveCapacity(length) }
         for try await chunk in self {
-            guard chunk.count <= limit - data.count else { throw Self.tooLarge(limit: limit, announced: nil) }
-            data.append(chunk)
-            progress?(data.count)
+            try collector.append(chunk)
+            progress?(collector.data.count)
         }
-        return data
+        return collector.take()
     }
 
     /// Hands every chunk to `write` as it arrives, until the body ends.
@@ -131,14 +128,6 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     static func secondReader() -> EndpointError {
         EndpointError(.invalidRequest, "a streamed response body can be read only once")
-    }
-
-    static func tooLarge(limit: Int, announced: Int?) -> EndpointError {
-        let announcement = announced.map { " (the server announced \($0) bytes)" } ?? ""
-        return EndpointError(
-            .responseTooLarge,
-            "the response body is larger than the limit of \(limit) bytes\(announcement)"
-        )
     }
 
     /// The request whose body this is, when the client knows it: every error its readers throw names it.

@@ -31,7 +31,8 @@ extension URLSessionTransport {
             /// The head's headers, converted once.
             var headers = HTTPHeaders()
             var headReceivedAt: ContinuousClock.Instant?
-            var collected = Data()
+            /// The whole body, collected as it arrives when the caller reads it whole; made when the head arrives.
+            var collector: BodyCollector?
             var announcedLength: Int?
             var received = 0
             var deadline: DeadlineScheduler.Token?
@@ -187,25 +188,34 @@ extension URLSessionTransport {
             enum Action {
                 case none
                 case stream(BodyChannel)
-                case tooLarge(CheckedContinuation<TransportResponse, any Error>, Int)
+                case tooLarge(CheckedContinuation<TransportResponse, any Error>, EndpointError)
             }
             let action = exchanges.withLock { exchanges -> Action in
                 guard let exchange = exchanges[dataTask.taskIdentifier] else { return .none }
                 exchange.received += data.count
                 guard let limit = exchange.wholeBodyLimit else { return exchange.body.map(Action.stream) ?? .none }
                 guard let caller = exchange.caller else { return .none }
-                guard data.count <= limit - exchange.collected.count else {
+                do throws(EndpointError) {
+                    var collector: BodyCollector
+                    if let existing = exchange.collector {
+                        collector = existing
+                    } else {
+                        collector = try BodyCollector(limit: limit, announced: nil)
+                    }
+                    exchange.collector = nil  // out of the exchange while it grows, so that the bytes are not copied
+                    try collector.append(data)
+                    exchange.collector = collector
+                    return .none
+                } catch {
                     exchange.caller = nil
-                    return .tooLarge(caller, limit)
+                    return .tooLarge(caller, error)
                 }
-                exchange.collected.append(data)
-                return .none
             }
             switch action {
             case .none: break
             case .stream(let body): body.yield(data)
-            case .tooLarge(let caller, let limit):
-                caller.resume(throwing: ResponseBody.tooLarge(limit: limit, announced: nil))
+            case .tooLarge(let caller, let error):
+                caller.resume(throwing: error)
                 Self.stop(dataTask)
             }
         }
@@ -234,7 +244,7 @@ extension URLSessionTransport {
                     var collected = Self.transportResponse(
                         response,
                         headers: exchange.headers,
-                        body: ResponseBody(exchange.collected)
+                        body: ResponseBody(exchange.collector?.take() ?? Data())
                     )
                     collected.headReceivedAt = exchange.headReceivedAt
                     caller.resume(returning: collected)
@@ -317,9 +327,14 @@ extension URLSessionTransport {
                 exchange.announcedLength = length
                 guard let body = exchange.body else {
                     // The whole body is collected before the caller wakes, unless it is announced too large.
-                    guard let limit = exchange.wholeBodyLimit, let length, length > limit else { return .none }
-                    exchange.caller = nil
-                    return .fail(caller, ResponseBody.tooLarge(limit: limit, announced: length))
+                    guard let limit = exchange.wholeBodyLimit else { return .none }
+                    do throws(EndpointError) {
+                        exchange.collector = try BodyCollector(limit: limit, announced: length)
+                        return .none
+                    } catch {
+                        exchange.caller = nil
+                        return .fail(caller, error)
+                    }
                 }
                 exchange.caller = nil
                 if !exchange.timeoutCoversBody, let deadline = exchange.deadline {
