@@ -1,20 +1,16 @@
 import Foundation
 
-/// Conversions between `Duration` and the `TimeInterval` seconds that settings and URLSession use.
+/// `Duration`, the one representation of time in EndpointKit, as URLSession's `TimeInterval` seconds and as people
+/// read it.
 extension Duration {
     /// The duration in seconds, fractions included.
     var inSeconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 
-    /// `seconds` rounded up to the next millisecond, the precision of EndpointKit's deadlines; the caller
-    /// checks the value is finite and below ``EndpointClient/longestDeadline``.
-    static func roundedUp(seconds: TimeInterval) -> Duration {
-        .milliseconds(Int((seconds * 1000).rounded(.up)))
-    }
-
-    /// The longest wait EndpointKit reads from a server (10⁹ s, about 30 years): past it the exact figure no
-    /// longer matters, and every conversion of a longer one could overflow.
+    /// The longest wait EndpointKit keeps (10⁹ s, about 30 years), from a server or a setting: past it the exact
+    /// figure no longer matters, and every conversion of a longer one could overflow. A timeout this long or
+    /// longer means none.
     static let longestServerWait = Duration.seconds(1_000_000_000)
 
     /// A wait of `seconds` a server sent, clamped to 0…``longestServerWait``; `nil` when it is not a number.
