@@ -44,6 +44,8 @@ extension EndpointClient {
         download(for: endpoint, using: (), to: destination)
     }
 
+    /// Claims `destination`, then executes the ``DownloadPlan``: each request it asks for goes through the
+    /// pipeline with its body written to the partial file, and each step's file work is done here.
     private func performDownload<Kind: EndpointKind, Response>(
         _ endpoint: Endpoint<Kind, Response>,
         using requestData: Kind.RequestData,
@@ -57,124 +59,114 @@ extension EndpointClient {
             prepared.request.headers[.acceptEncoding] = "identity"
         }
         let base = prepared.request
-        do {
+        do throws(EndpointError) {
             let lock = try DownloadLock.claim(destination)
             defer { lock.release() }
-            return try await downloadFile(prepared, to: destination, report: report)
+            let stopwatch = Stopwatch(clock)
+            let url = prepared.request.url
+            let files = DownloadFiles(destination: destination)
+            var plan = DownloadPlan(
+                kept: files.resumption(for: url),
+                partSize: defaults.downloadPartSize,
+                canBeSentAgain: prepared.request.canBeSentAgain
+            )
+            if plan.kept == nil { files.discard() }
+            let resumedFrom = plan.kept?.bytes ?? 0
+            var firstHead: Duration?
+            var attempts = 0
+            // The last head, which the result reports: a 416 that found the file whole has no response of its own.
+            var lastStatus = 416
+            var lastHeaders = HTTPHeaders()
+            var lastURL: URL?
+            var next = DownloadPlan.Next.send
+            while true {
+                switch next {
+                case .send, .write, .rethrow: break
+                case .sendAfterDiscarding: files.discard()
+                case .giveUp:
+                    throw EndpointError(.responseRejected, "the server did not honour the download's resumption twice")
+                case .fail(let message):
+                    throw EndpointError(.transportFailed, message, isTransient: true)
+                case .complete(let creatingEmptyFile):
+                    do {
+                        if creatingEmptyFile { _ = try files.open(restarting: true) }
+                        try files.complete()
+                    } catch {
+                        throw EndpointError(
+                            .transportFailed,
+                            "the download could not be moved into place: \(error)",
+                            underlyingError: error
+                        )
+                    }
+                    return EndpointKit.Response(
+                        value: destination,
+                        statusCode: lastStatus,
+                        headers: lastHeaders,
+                        url: lastURL,
+                        attempts: max(attempts, 1),
+                        timeToFirstByte: firstHead ?? stopwatch.elapsed,
+                        duration: stopwatch.elapsed
+                    )
+                }
+                let ask = plan.ask()
+                var call = prepared
+                if let range = ask.range { call.request.headers["Range"] = range }
+                if let ifRange = ask.ifRange { call.request.headers["If-Range"] = ifRange }
+                let writer = DownloadWriter(files: files, ask: ask, resumedFrom: resumedFrom, report: report)
+                // Decided on the transport's thread as the head arrives, so no byte waits for this task to wake.
+                let isHead = call.request.method == .head
+                let sink = BodySink { status, headers in
+                    writer.writer(
+                        statusCode: status,
+                        headers: headers,
+                        length: headers.announcedBodyLength(statusCode: status, isHead: isHead)
+                    )
+                }
+                let result: Pipeline.Result
+                do {
+                    result = try await pipeline.run(call, body: .write(to: sink))
+                } catch {
+                    let total = ContentRange(error.responseHeaders?["Content-Range"])?.total
+                    attempts += error.attempts ?? 1
+                    let status = error.kind == .unacceptableStatus ? error.statusCode : nil
+                    next = plan.afterRefusal(statusCode: status, total: total)
+                    guard next != .rethrow else { throw error }
+                    (lastStatus, lastHeaders, lastURL) = (
+                        error.statusCode ?? 416, error.responseHeaders ?? HTTPHeaders(), nil
+                    )
+                    continue
+                }
+                attempts += result.attempts
+                let response = result.response
+                if firstHead == nil { firstHead = result.call.timeToFirstByte }
+                (lastStatus, lastHeaders, lastURL) = (response.statusCode, response.headers, response.url)
+                let length =
+                    response.body.length.map(Int64.init)
+                    ?? response.headers.announcedBodyLength(statusCode: response.statusCode, isHead: isHead)
+                let target =
+                    writer.plan
+                    ?? DownloadPlan.target(
+                        for: ask,
+                        statusCode: response.statusCode,
+                        headers: response.headers,
+                        length: length
+                    )
+                next = plan.afterHead(target)
+                guard next == .write, let target else { continue }
+                files.remember(url, headers: response.headers)
+                try await write(response, with: writer, length: length)
+                next = plan.afterBody(
+                    written: writer.written,
+                    target: target,
+                    statusCode: response.statusCode,
+                    keptNow: files.resumption(for: url)
+                )
+            }
         } catch {
             // Failures of the file and of the body after the pipeline returned name the request too.
             var error = error
             if error.request == nil { error.request = redactor.summary(of: base) }
             throw error.redactingSecrets(redactor.secrets(of: base))
-        }
-    }
-
-    /// Executes the ``DownloadPlan`` for `prepared`: each request it asks for goes through the pipeline with its
-    /// body written to the partial file, and each step's file work is done here.
-    private func downloadFile(
-        _ prepared: PreparedCall,
-        to destination: URL,
-        report: @escaping @Sendable (DownloadProgress) -> Void
-    ) async throws(EndpointError) -> EndpointKit.Response<URL> {
-        let stopwatch = Stopwatch(clock)
-        let url = prepared.request.url
-        let files = DownloadFiles(destination: destination)
-        var plan = DownloadPlan(
-            kept: files.resumption(for: url),
-            partSize: defaults.downloadPartSize,
-            canBeSentAgain: prepared.request.canBeSentAgain
-        )
-        if plan.kept == nil { files.discard() }
-        let resumedFrom = plan.kept?.bytes ?? 0
-        var firstHead: Duration?
-        var attempts = 0
-        // The last head, which the result reports: a 416 that found the file whole has no response of its own.
-        var lastStatus = 416
-        var lastHeaders = HTTPHeaders()
-        var lastURL: URL?
-        var next = DownloadPlan.Next.send
-        while true {
-            switch next {
-            case .send, .write, .rethrow: break
-            case .sendAfterDiscarding: files.discard()
-            case .giveUp:
-                throw EndpointError(.responseRejected, "the server did not honour the download's resumption twice")
-            case .fail(let message):
-                throw EndpointError(.transportFailed, message, isTransient: true)
-            case .complete(let creatingEmptyFile):
-                do {
-                    if creatingEmptyFile { _ = try files.open(restarting: true) }
-                    try files.complete()
-                } catch {
-                    throw EndpointError(
-                        .transportFailed,
-                        "the download could not be moved into place: \(error)",
-                        underlyingError: error
-                    )
-                }
-                return EndpointKit.Response(
-                    value: destination,
-                    statusCode: lastStatus,
-                    headers: lastHeaders,
-                    url: lastURL,
-                    attempts: max(attempts, 1),
-                    timeToFirstByte: firstHead ?? stopwatch.elapsed,
-                    duration: stopwatch.elapsed
-                )
-            }
-            let ask = plan.ask()
-            var call = prepared
-            if let range = ask.range { call.request.headers["Range"] = range }
-            if let ifRange = ask.ifRange { call.request.headers["If-Range"] = ifRange }
-            let writer = DownloadWriter(files: files, ask: ask, resumedFrom: resumedFrom, report: report)
-            // Decided on the transport's thread as the head arrives, so no byte waits for this task to wake.
-            let isHead = call.request.method == .head
-            let sink = BodySink { status, headers in
-                writer.writer(
-                    statusCode: status,
-                    headers: headers,
-                    length: headers.announcedBodyLength(statusCode: status, isHead: isHead)
-                )
-            }
-            let result: Pipeline.Result
-            do {
-                result = try await pipeline.run(call, body: .write(to: sink))
-            } catch {
-                let total = ContentRange(error.responseHeaders?["Content-Range"])?.total
-                attempts += error.attempts ?? 1
-                let status = error.kind == .unacceptableStatus ? error.statusCode : nil
-                next = plan.afterRefusal(statusCode: status, total: total)
-                guard next != .rethrow else { throw error }
-                (lastStatus, lastHeaders, lastURL) = (
-                    error.statusCode ?? 416, error.responseHeaders ?? HTTPHeaders(), nil
-                )
-                continue
-            }
-            attempts += result.attempts
-            let response = result.response
-            if firstHead == nil { firstHead = result.call.timeToFirstByte }
-            (lastStatus, lastHeaders, lastURL) = (response.statusCode, response.headers, response.url)
-            let length =
-                response.body.length.map(Int64.init)
-                ?? response.headers.announcedBodyLength(statusCode: response.statusCode, isHead: isHead)
-            let target =
-                writer.plan
-                ?? DownloadPlan.target(
-                    for: ask,
-                    statusCode: response.statusCode,
-                    headers: response.headers,
-                    length: length
-                )
-            next = plan.afterHead(target)
-            guard next == .write, let target else { continue }
-            files.remember(url, headers: response.headers)
-            try await write(response, with: writer, length: length)
-            next = plan.afterBody(
-                written: writer.written,
-                target: target,
-                statusCode: response.statusCode,
-                keptNow: files.resumption(for: url)
-            )
         }
     }
 
