@@ -19,6 +19,23 @@ struct CoreIntegrationTests {
         #expect(echo.headers["Accept"] == "application/json")
     }
 
+    @Test("The session adds EndpointKit's User-Agent; a client's own replaces it, and an endpoint's wins over both")
+    func userAgentPrecedence() async throws {
+        var defaults = RequestDefaults()
+        defaults.headers[.userAgent] = "MyApp/1.0"
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.httpbin()),
+            defaults: defaults
+        )
+        var endpoint = Endpoint<EndpointKinds.Public, Echo>.get()
+        let fromDefaults = try await client.response(for: endpoint)
+        endpoint.headers[.userAgent] = "MyApp/1.0 (ios)"
+        let fromEndpoint = try await client.response(for: endpoint)
+
+        #expect(fromDefaults.headers["User-Agent"] == "MyApp/1.0")
+        #expect(fromEndpoint.headers["User-Agent"] == "MyApp/1.0 (ios)")
+    }
+
     @Test("A private call is accepted by httpbin's bearer endpoint")
     func privateAccepted() async throws {
         let client = try TestServers.httpbinClient()

@@ -107,10 +107,6 @@ extension Endpoint {
                 )
             }
         }
-        if let problem = headers.validate() {
-            if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
-            throw invalid(problem)
-        }
 
         var request = TransportRequest(method: method, url: url, headers: headers, body: body)
         do {
@@ -125,6 +121,7 @@ extension Endpoint {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
             throw invalid(problem)
         }
+        request.headers.markChecked()
         return PreparedCall(
             request: request,
             options: options,

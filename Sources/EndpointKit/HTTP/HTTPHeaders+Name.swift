@@ -54,6 +54,8 @@ extension HTTPHeaders {
         public static let cacheControl = Name("Cache-Control")
         /// `Content-Length`; set by the transport, never by callers.
         public static let contentLength = Name("Content-Length")
+        /// `Content-Encoding`.
+        public static let contentEncoding = Name("Content-Encoding")
         /// `Content-Type`.
         public static let contentType = Name("Content-Type")
         /// `Cookie`; always redacted in descriptions.

@@ -24,7 +24,13 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
         }
     }
 
-    private var fields: [Field]
+    private var fields: [Field] {
+        didSet { isChecked = false }
+    }
+    /// Whether the fields passed ``validate()`` and have not changed since: every hop checks the headers before
+    /// the transport sees them, and headers nothing touched since the request was built need no second pass.
+    /// Not part of the value: two lists with the same fields are equal whether checked or not.
+    private(set) var isChecked = false
 
     /// Creates an empty list.
     public init() { fields = [] }
@@ -95,6 +101,15 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
         fields.map { "\($0.name): \($0.name.isSensitive ? Redaction.placeholder : $0.value)" }
             .joined(separator: ", ")
     }
+
+    /// Whether two lists have the same fields in the same order.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool { lhs.fields == rhs.fields }
+
+    /// Hashes the fields in order.
+    public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
+
+    /// Notes that the fields, as they are now, passed ``validate()``; any change clears the note.
+    mutating func markChecked() { isChecked = true }
 
     /// Returns these fields, then those of `other` whose names these do not have.
     func merging(defaults other: HTTPHeaders) -> HTTPHeaders {

@@ -8,6 +8,7 @@ extension TransportRequest {
         guard method.isValidToken else {
             return "method \(method.rawValue.debugDescription) is not an HTTP token"
         }
-        return headers.validate()
+        // Headers checked when the request was built, and not changed since, are not checked again.
+        return headers.isChecked ? nil : headers.validate()
     }
 }
