@@ -17,6 +17,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         case buffered(Data)
         case streamed(StreamedBody)
         case channel(BodyChannelReader)
+        case pulled(any PulledSource)
     }
 
     private let storage: Storage
@@ -56,8 +57,9 @@ public struct ResponseBody: AsyncSequence, Sendable {
     ///   - chunks: The chunks, in order; an error it throws should be an ``EndpointError``.
     public init<Chunks: AsyncSequence & Sendable>(length: Int?, pulling chunks: Chunks)
     where Chunks.Element == Data {
-        let source = PulledChunks(chunks)
-        self.init(length: length, chunks: AsyncThrowingStream(unfolding: { try await source.next() }))
+        // Read straight from the sequence's iterator: wrapping it in a stream cost a task hop per chunk.
+        storage = .pulled(PulledChunks(chunks))
+        self.length = length
     }
 
     /// A body fed by ``URLSessionTransport``'s delegate through a channel.
@@ -140,6 +142,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
             case .buffered(let data): Iterator(buffered: data)
             case .streamed(let body): Iterator(streamed: body.claim())
             case .channel(let reader): Iterator(channel: reader)
+            case .pulled(let source): Iterator(pulled: source)
             }
         iterator.request = request
         return iterator
@@ -150,6 +153,10 @@ public struct ResponseBody: AsyncSequence, Sendable {
         private var buffered: Data?
         private var streamed: AsyncThrowingStream<Data, any Error>.AsyncIterator?
         private var channel: BodyChannelReader?
+        private var pulled: (any PulledSource)?
+        /// Drops the pulled sequence's iterator when this iterator is dropped before the end, which is how a
+        /// transport with back-pressure learns to stop.
+        private var pulledLeaver: PulledLeaver?
         /// Stops the transfer when this iterator is dropped before the end: leaving a `for try await` loop.
         private var leaver: ChannelLeaver?
         private var isSecondReader = false
@@ -163,6 +170,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
         init(streamed: AsyncThrowingStream<Data, any Error>?) {
             self.streamed = streamed?.makeAsyncIterator()
             isSecondReader = streamed == nil
+        }
+
+        init(pulled source: any PulledSource) {
+            isSecondReader = !source.claim()
+            pulled = isSecondReader ? nil : source
+            pulledLeaver = isSecondReader ? nil : PulledLeaver(source)
         }
 
         init(channel: BodyChannelReader) {
@@ -202,6 +215,15 @@ public struct ResponseBody: AsyncSequence, Sendable {
                 if chunk == nil {
                     self.channel = nil
                     leaver = nil
+                }
+                return chunk
+            }
+            if let pulled {
+                let chunk = try await pulled.next()
+                if chunk == nil {
+                    self.pulled = nil
+                    pulledLeaver = nil
+                    try Self.checkCancellation()
                 }
                 return chunk
             }
@@ -250,17 +272,54 @@ private final class ChannelLeaver: Sendable {
     deinit { channel.leave() }
 }
 
-/// The iterator of a body read on demand, made on the first request for a chunk.
-private final class PulledChunks<Chunks: AsyncSequence & Sendable>: @unchecked Sendable where Chunks.Element == Data {
-    // Safe because `AsyncThrowingStream(unfolding:)` asks for one chunk at a time, so `iterator` is never
-    // touched by two tasks at once.
+/// A body read on demand, by its one reader.
+protocol PulledSource: AnyObject, Sendable {
+    /// Whether this is the first reader; a pulled body can be read once.
+    func claim() -> Bool
+    /// The next chunk, or `nil` at the end.
+    func next() async throws -> Data?
+    /// Drops the sequence's iterator: the reader left.
+    func leave()
+}
+
+/// Calls ``PulledSource/leave()`` when the last copy of the iterator reading it goes away.
+private final class PulledLeaver: Sendable {
+    let source: any PulledSource
+
+    init(_ source: any PulledSource) { self.source = source }
+
+    deinit { source.leave() }
+}
+
+/// The iterator of a body read on demand, made on the first request for a chunk; dropped with the body, which
+/// is what tells the transport to stop.
+private final class PulledChunks<Chunks: AsyncSequence & Sendable>: PulledSource, @unchecked Sendable
+where Chunks.Element == Data {
+    // Safe because only the reader that claimed the body calls `next()`, one chunk at a time, and `leave()` runs
+    // when that reader's iterator goes away, after its last `next()`: `iterator` and `isLeft` are never touched
+    // by two tasks at once. `claimed` is behind its lock.
     private let chunks: Chunks
     private var iterator: Chunks.AsyncIterator?
+    private var isLeft = false
+    private let claimed = Locked(false)
 
     init(_ chunks: Chunks) { self.chunks = chunks }
 
+    func claim() -> Bool {
+        claimed.withLock { claimed in
+            defer { claimed = true }
+            return !claimed
+        }
+    }
+
     func next() async throws -> Data? {
+        if isLeft { return nil }
         if iterator == nil { iterator = chunks.makeAsyncIterator() }
         return try await iterator?.next()
+    }
+
+    func leave() {
+        iterator = nil
+        isLeft = true
     }
 }
