@@ -25,23 +25,12 @@ extension Pipeline {
         }
         let hops = Hops(pipeline: self, prepared: prepared, body: body, context: context, attempt: number)
         guard let timeout = context.timeout else { return try await hops.run(request, deadline: nil) }
-        if transportEnforcesDeadlines {
-            // The transport times each hop exactly; no timer of our own, which costs a measurable share of a fast
-            // request. Each hop gets the time left of the one deadline.
+        switch deadlines {
+        case .byTransport:
+            // Each hop gets the time left of the one deadline, and the transport times it exactly.
             return try await hops.run(request, deadline: ContinuousClock.now + timeout)
-        }
-        let clock = self.clock
-        return try await withThrowingTaskGroup(of: TransportResponse?.self) { group in
-            group.addTask { try await hops.run(request, deadline: nil) }
-            group.addTask {
-                try await clock.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else {
-                throw EndpointError.deadlinePassed(timeout)
-            }
-            return response
+        case .byTimer(let clock):
+            return try await racing(timeout, on: clock) { try await hops.run(request, deadline: nil) }
         }
     }
 }

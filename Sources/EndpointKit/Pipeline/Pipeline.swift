@@ -5,7 +5,7 @@ import Foundation
 /// ``run(_:body:validating:)`` is its one entry point. It takes what the caller will do with the body
 /// (collect it up to a limit, stream it with a buffer bound, or write it to a sink) and runs, in order: the
 /// middleware chain; for each attempt its number, the credential check and the one deadline
-/// (`Pipeline+Attempt.swift`); each hop's check, the transport and the redirects (`Pipeline+Hops.swift`); then
+/// (`Pipeline+Attempt.swift`, `Pipeline+Deadline.swift`); each hop's check, the transport and the redirects (`Pipeline+Hops.swift`); then
 /// the validators and the status check, whose "send again" starts a new attempt on the same counter and clock
 /// (`Pipeline+Validation.swift`). Every error leaves it naming the request, the hop, the true number of
 /// attempts and the redacted `curl` command, with the call's credentials scrubbed.
@@ -17,10 +17,8 @@ struct Pipeline: Sendable {
     let observers: [any ExchangeObserver]
     let clock: any Clock<Duration>
     let redactor: Redactor
-    /// Chosen once, when the client is made: whether the transport enforces each hop's share of the attempt's
-    /// deadline (it says it can, and the client runs on real time), or the engine races each attempt against a
-    /// sleep on its clock.
-    let transportEnforcesDeadlines: Bool
+    /// How the attempt's deadline is enforced, chosen once, when the client is made.
+    let deadlines: DeadlineEnforcement
 
     /// How many times validators may ask to send one call again.
     static let maxValidatorRetries = 3
@@ -41,7 +39,7 @@ struct Pipeline: Sendable {
         self.observers = observers
         self.clock = clock
         self.redactor = redactor
-        transportEnforcesDeadlines = transport.enforcesTimeout && clock is ContinuousClock
+        deadlines = transport.enforcesTimeout && clock is ContinuousClock ? .byTransport : .byTimer(clock)
     }
 
     /// What a run returns: the final response (its body collected, streaming, or written, as asked) and the

@@ -46,8 +46,8 @@ public protocol Transport: Sendable {
     ///
     /// The client chooses how deadlines are enforced once, when it is made: when this is `true` and the client
     /// runs on the system's `ContinuousClock`, it starts no timer of its own (a timer per request costs
-    /// measurable time) and hands each hop the time left of the attempt's deadline; otherwise it races each
-    /// attempt against a sleep on its clock. `false` unless a transport says otherwise.
+    /// measurable time) and hands each hop the time left of the attempt's deadline; otherwise it runs each
+    /// attempt in a task that a timer on its clock cancels. `false` unless a transport says otherwise.
     var enforcesTimeout: Bool { get }
 }
 
