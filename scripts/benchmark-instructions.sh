@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Instructions per call, counted by callgrind (repeatable whatever the machine's load): sequential 1 KB calls
-# decoding `{"result": User}` from loopback nginx, through EndpointKit's default client and through raw URLSession
+# decoding `{"result": User}` from loopback nginx, through EndpointKit's default client and through the raw client
 # configured the same way, grouped by library. Each side runs twice, with FEW and MANY calls; the difference
 # divided by MANY - FEW is the cost of one call, without start-up.
-#   scripts/benchmark-instructions.sh [FEW] [MANY]
+#   scripts/benchmark-instructions.sh [urlsession|ahc] [FEW] [MANY]
+#     urlsession (the default): EndpointKit's URLSessionTransport against raw URLSession
+#     ahc: EndpointKit over AsyncHTTPClientTransport (Adapters/AsyncHTTPClient) against raw AsyncHTTPClient
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stack=urlsession
+case "${1:-}" in urlsession | ahc) stack=$1; shift ;; esac
 few=${1:-20}
 many=${2:-120}
 state=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-bench.XXXXXX")
@@ -16,8 +20,20 @@ source "$state/env"
 if ! command -v valgrind >/dev/null; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
 fi
-swift build -c release --product EndpointKitInstructions
-bin=$(swift build -c release --show-bin-path)/EndpointKitInstructions
+if [ "$stack" = ahc ]; then
+    adapter=Adapters/AsyncHTTPClient
+    swift build --package-path "$adapter" -c release --product EndpointKitAsyncHTTPClientInstructions
+    built=$(swift build --package-path "$adapter" -c release --show-bin-path)/EndpointKitAsyncHTTPClientInstructions
+    # This valgrind cannot read the DWARF of a binary that links SwiftNIO ("corrupted debuginfo"); the symbol
+    # table, which names the functions, is kept.
+    bin="$state/EndpointKitAsyncHTTPClientInstructions"
+    strip --strip-debug -o "$bin" "$built"
+    raw_name="raw AsyncHTTPClient"
+else
+    swift build -c release --product EndpointKitInstructions
+    bin=$(swift build -c release --show-bin-path)/EndpointKitInstructions
+    raw_name="raw URLSession"
+fi
 for side in raw kit; do
     for count in "$few" "$many"; do
         valgrind --tool=callgrind --callgrind-out-file="$state/$side.$count.out" \
@@ -25,9 +41,9 @@ for side in raw kit; do
         callgrind_annotate --auto=no --threshold=100 "$state/$side.$count.out" >"$state/$side.$count.txt" 2>/dev/null
     done
 done
-python3 - "$state" "$few" "$many" <<'PY'
+python3 - "$state" "$few" "$many" "$raw_name" <<'PY'
 import re, sys
-state, few, many = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+state, few, many, raw_name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 line = re.compile(r"^\s*([\d,]+)\s+\([^)]*\)\s+(.*?)(?:\s+\[(.+)\])?$")
 
 def by_library(path):
@@ -55,13 +71,13 @@ def per_call(side):
 raw_total, raw = per_call("raw")
 kit_total, kit = per_call("kit")
 print(f"instructions per 1 KB call (callgrind, {many} - {few} sequential calls), by library")
-print(f"  {'library':<34} {'raw URLSession':>15} {'EndpointKit':>12} {'difference':>11}")
+print(f"  {'library':<34} {raw_name:>19} {'EndpointKit':>12} {'difference':>11}")
 names = sorted(set(raw) | set(kit), key=lambda name: -(kit.get(name, 0) + raw.get(name, 0)))
 for name in names:
     r, k = raw.get(name, 0), kit.get(name, 0)
     if max(abs(r), abs(k)) < 2_000:
         continue
-    print(f"  {name[:34]:<34} {r/1000:>14.0f}k {k/1000:>11.0f}k {(k - r)/1000:>+10.0f}k")
-print(f"  {'total':<34} {raw_total/1000:>14.0f}k {kit_total/1000:>11.0f}k {(kit_total - raw_total)/1000:>+10.0f}k"
+    print(f"  {name[:34]:<34} {r/1000:>18.0f}k {k/1000:>11.0f}k {(k - r)/1000:>+10.0f}k")
+print(f"  {'total':<34} {raw_total/1000:>18.0f}k {kit_total/1000:>11.0f}k {(kit_total - raw_total)/1000:>+10.0f}k"
       f"   (EndpointKit / raw: {kit_total / raw_total:.3f})")
 PY

@@ -43,6 +43,18 @@ let package = Package(
             ],
             path: "Benchmarks/EndpointKitAsyncHTTPClientBenchmarks"
         ),
+        .executableTarget(
+            name: "EndpointKitAsyncHTTPClientInstructions",
+            dependencies: [
+                "EndpointKitAsyncHTTPClient",
+                .product(name: "EndpointKit", package: "EndpointKit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/EndpointKitAsyncHTTPClientInstructions"
+        ),
         .testTarget(
             name: "EndpointKitAsyncHTTPClientTests",
             dependencies: [

@@ -1,19 +1,25 @@
 import Foundation
 
 /// A body read whole, up to a limit: the one rule every reader of a whole body follows (``ResponseBody``'s
-/// `collect(upTo:)`, the channel ``URLSessionTransport`` streams into, and the transport's own collection of a
-/// body it hands over complete).
+/// ``ResponseBody/collect(upTo:)``, the channel ``URLSessionTransport`` streams into, and a transport's own
+/// collection of a body it hands over complete, as when the options say ``ResponseBodyHandling/collect(upTo:)``).
 ///
 /// A body announced past the limit fails before a byte is read; otherwise it fails as the chunk that crosses
 /// the limit arrives, with ``EndpointError/Kind/responseTooLarge``.
-struct BodyCollector {
+///
+///     var collector = try BodyCollector(limit: limit, announced: length)
+///     for try await chunk in chunks { try collector.append(chunk) }
+///     return collector.take()
+public struct BodyCollector: Sendable {
     /// The most bytes the body may have.
-    let limit: Int
+    public let limit: Int
     /// The bytes so far.
-    private(set) var data = Data()
+    public private(set) var data = Data()
 
     /// Starts collecting a body whose length is announced as `announced`, if at all.
-    init(limit: Int, announced: Int?) throws(EndpointError) {
+    ///
+    /// - Throws: ``EndpointError/Kind/responseTooLarge`` when `announced` is past `limit`.
+    public init(limit: Int, announced: Int?) throws(EndpointError) {
         self.limit = limit
         if let announced {
             guard announced <= limit else { throw Self.tooLarge(limit: limit, announced: announced) }
@@ -22,13 +28,15 @@ struct BodyCollector {
     }
 
     /// Adds `chunk`, or fails when it would take the body past the limit.
-    mutating func append(_ chunk: Data) throws(EndpointError) {
+    ///
+    /// - Throws: ``EndpointError/Kind/responseTooLarge`` past the limit; the bytes so far are kept.
+    public mutating func append(_ chunk: Data) throws(EndpointError) {
         guard chunk.count <= limit - data.count else { throw Self.tooLarge(limit: limit, announced: nil) }
         data.append(chunk)
     }
 
     /// Hands the bytes over, leaving the collector empty.
-    mutating func take() -> Data {
+    public mutating func take() -> Data {
         defer { data = Data() }
         return data
     }

@@ -12,6 +12,10 @@ import Foundation
 // CASE is json-lines (decoding rows), events (reading Server-Sent Events) or download (to a file); SIDE is
 // endpointkit or raw.
 //
+//   endpointkit-ahc-benchmarks compare NGINX_URL PAIRS
+//                                          1 KB calls through AsyncHTTPClientTransport against raw AsyncHTTPClient,
+//                                          interleaved: median and range of the per-pair wall and CPU ratios
+//
 //   endpointkit-ahc-benchmarks idle-stream asynchttpclient|urlsession FAULT_URL [LINES]
 //                                          CPU per second of a JSON Lines stream sending one small line a second
 
@@ -33,6 +37,9 @@ case (7, "run"):
         count: count
     )
     print(measurement)
+case (4, "compare"):
+    guard let nginxURL = URL(string: arguments[2]), let pairs = Int(arguments[3]) else { usage() }
+    try await Comparison.run(nginxURL: nginxURL, pairs: pairs)
 case (4..., "idle-stream"):
     guard let faultURL = URL(string: arguments[3]) else { usage() }
     let lines = arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10
@@ -44,7 +51,7 @@ default:
 func usage() -> Never {
     print(
         "usage: \(arguments[0]) prepare NGINX_URL MEBIBYTES [CASE...] | run CASE SIDE NGINX_URL PATH COUNT"
-            + " | idle-stream asynchttpclient|urlsession FAULT_URL [LINES]"
+            + " | compare NGINX_URL PAIRS | idle-stream asynchttpclient|urlsession FAULT_URL [LINES]"
     )
     exit(2)
 }

@@ -58,7 +58,7 @@ extension AsyncHTTPClientTransport {
     }
 
     /// `duration` in seconds, rounded to a tenth: "2.5", "60".
-    private static func seconds(_ duration: Duration) -> String {
+    static func seconds(_ duration: Duration) -> String {
         let (whole, fraction) = duration.components
         let tenths = (Double(whole) * 10 + Double(fraction) / 1e17).rounded()
         return tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int64(tenths / 10))" : "\(tenths / 10)"

@@ -9,13 +9,19 @@ extension AsyncHTTPClientTransport {
     static func clientRequest(for request: TransportRequest, options: TransportOptions) throws -> HTTPClientRequest {
         var clientRequest = HTTPClientRequest(url: request.url.absoluteString)
         clientRequest.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headers {
-            clientRequest.headers.add(name: field.name.rawValue, value: field.value)
-        }
+        clientRequest.headers = clientHeaders(for: request)
         if let body = request.body {
             clientRequest.body = try clientBody(for: body, progress: options.uploadProgress)
         }
         return clientRequest
+    }
+
+    /// The request's header fields in order, repeated names kept.
+    static func clientHeaders(for request: TransportRequest) -> NIOHTTP1.HTTPHeaders {
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.reserveCapacity(request.headers.count)
+        for field in request.headers { headers.add(name: field.name.rawValue, value: field.value) }
+        return headers
     }
 
     /// A body in memory goes as it is when nobody watches its progress; anything else is streamed, with

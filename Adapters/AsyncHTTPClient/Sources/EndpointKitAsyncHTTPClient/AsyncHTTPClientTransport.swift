@@ -28,8 +28,10 @@ import NIOHTTPCompression
 /// - **Connection failures are reported at once** (``defaultConfiguration()`` turns off AsyncHTTPClient's
 ///   retrying of connection set-up), as a transient ``EndpointError/Kind/transportFailed``, so that ``Retry``
 ///   and its policy decide about trying again.
-/// - **Idle timeouts**: ``TransportOptions/idleTimeout`` bounds the wait for the head and for each chunk of
-///   the body, exactly (no rounding to seconds). The attempt's total deadline is ``EndpointClient``'s.
+/// - **Timeouts are AsyncHTTPClient's own** (``enforcesTimeout``): the attempt's deadline
+///   (``TransportOptions/timeout``) runs to the last byte of a body read whole, and to the head of a streamed
+///   one; ``TransportOptions/idleTimeout`` bounds the wait for the head and for each chunk of the body, exactly
+///   (no rounding to seconds). EndpointKit starts no timer of its own.
 /// - **Compressed responses** are inflated as they are read, and a body that inflates to more than
 ///   ``maximumDecompressionRatio`` times its compressed size fails with ``EndpointError/Kind/responseTooLarge``
 ///   (a compression bomb). No `Accept-Encoding` is added: a request that wants compression says so.
@@ -93,6 +95,9 @@ public final class AsyncHTTPClientTransport: Transport {
     /// Sends `request` and returns as soon as the response head arrives; the body is read from the connection
     /// as its reader asks for it.
     public func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        if case .collect(let limit) = options.body {
+            return try await sendCollecting(request, limit: limit, options: options)
+        }
         let prepared = try Self.clientRequest(for: request, options: options)
         let headDeadline = Self.headDeadline(for: options)
         let response: HTTPClientResponse
@@ -106,13 +111,7 @@ public final class AsyncHTTPClientTransport: Transport {
         // SwiftNIO skips informational heads (103 Early Hints) itself; a 101 nobody asked for ends HTTP on the
         // connection, and is never an answer. Dropping the body closes it.
         if (100..<200).contains(response.status.code) {
-            throw EndpointError(
-                .transportFailed,
-                "the server answered \(response.status.code) \(response.status.reasonPhrase) (upgrade to "
-                    + "\(headers["upgrade"] ?? "an unnamed protocol")), though the request asked for no upgrade",
-                statusCode: Int(response.status.code),
-                responseHeaders: headers
-            )
+            throw Self.unaskedUpgrade(status: response.status, headers: headers)
         }
         let body = ResponseBody(
             length: headers.announcedBodyLength(statusCode: Int(response.status.code), isHead: request.method == .head)
@@ -127,6 +126,23 @@ public final class AsyncHTTPClientTransport: Transport {
         )
         transportResponse.headReceivedAt = headReceivedAt
         return transportResponse
+    }
+
+    /// `true`: the attempt's deadline (``TransportOptions/timeout``) is AsyncHTTPClient's own. A body read whole
+    /// goes through its delegate API, whose deadline runs to the body's last byte; a streamed body's deadline
+    /// covers the wait for its head, as the ``Transport`` contract asks.
+    public var enforcesTimeout: Bool { true }
+
+    /// The error for an informational head that reached the client: a `101 Switching Protocols` nobody asked for,
+    /// which ends HTTP on the connection and is never an answer.
+    static func unaskedUpgrade(status: HTTPResponseStatus, headers: EndpointKit.HTTPHeaders) -> EndpointError {
+        EndpointError(
+            .transportFailed,
+            "the server answered \(status.code) \(status.reasonPhrase) (upgrade to "
+                + "\(headers["upgrade"] ?? "an unnamed protocol")), though the request asked for no upgrade",
+            statusCode: Int(status.code),
+            responseHeaders: headers
+        )
     }
 
     /// When the wait for the head ends: the idle timeout, or the attempt's deadline when it covers less, or

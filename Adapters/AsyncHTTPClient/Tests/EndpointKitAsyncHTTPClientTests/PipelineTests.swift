@@ -191,6 +191,25 @@ struct PipelineTests {
         #expect(try await counters.await("stall-body-closed", key) == 1)
     }
 
+    @Test(
+        "The deadline covers a body read whole: a body that stalls after its head fails with timedOut at the deadline"
+    )
+    func deadlineCoversTheBody() async throws {
+        let key = UUID().uuidString
+        let counters = try Counters()
+        let client = TestServers.client(try TestServers.fault(), transport)
+        var endpoint = Endpoint<EndpointKinds.Public, Data>(path: "stall-body/\(key)")
+        endpoint.timeout = .seconds(1)  // no idle timeout: only the deadline can end the wait
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
+
+        #expect(error.kind == .timedOut)
+        #expect(error.message.contains("deadline"))
+        // The head and 10 bytes arrived before it: the deadline ran past the head, to the body.
+        #expect(try await counters.count("stall-body-sent", key) == 1)
+        #expect(try await counters.await("stall-body-closed", key) == 1)
+    }
+
     @Test("The endpoint's deadline fails a request the server holds, with timedOut, and the server sees the close")
     func deadline() async throws {
         let key = UUID().uuidString
