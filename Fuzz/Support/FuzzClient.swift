@@ -5,7 +5,7 @@ import Foundation
 enum FuzzClient {
     /// A transport that no target sends through.
     struct Unused: Transport {
-        func send(_ request: TransportRequest) async throws -> TransportResponse {
+        func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
             throw EndpointError(.transportFailed, "the fuzz targets do not send requests")
         }
     }

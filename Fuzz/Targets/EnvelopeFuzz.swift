@@ -24,7 +24,7 @@ enum EnvelopeFuzz {
             lock.withLock { response = (status, body, contentType) }
         }
 
-        func send(_ request: TransportRequest) async throws -> TransportResponse {
+        func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
             let (status, body, contentType) = lock.withLock { response }
             return TransportResponse(statusCode: status, headers: ["Content-Type": contentType], data: body)
         }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Numbers a server sends in headers and streams: `Retry-After`, a rate limit's reset, `Content-Range` and an
-/// event stream's `retry`. No value may crash a conversion; every wait read is within 0…10⁹ s and prints, and
-/// every range read is ordered.
+/// Numbers a server sends in headers and streams: `Retry-After`, a rate limit's reset, `Content-Range`,
+/// `Content-Length` and an event stream's `retry`. No value may crash a conversion; every wait read is within
+/// 0…10⁹ s and prints, every range read is ordered, and a length read is the value's digits.
 enum HeaderNumberFuzz {
     static func run(_ input: inout FuzzInput) {
         let raw = input.text()
@@ -37,6 +37,15 @@ enum HeaderNumberFuzz {
                 }
             }
             if let total = range.total { require(total >= 0, "Content-Range \(text.debugDescription): negative total") }
+        }
+        var lengthHeaders = HTTPHeaders()
+        lengthHeaders.add(value, for: .contentLength)
+        if let length = lengthHeaders.announcedBodyLength(statusCode: 200, isHead: false) {
+            let digits = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            require(
+                length >= 0 && digits.utf8.allSatisfy { (48...57).contains($0) } && Int64(digits) == length,
+                "Content-Length \(value.debugDescription) read as \(length)"
+            )
         }
         var parser = ServerSentEventParser()
         _ = try? parser.take("retry: \(value)")
