@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The AsyncHTTPClient adapter's benchmark: peak memory and throughput of 1 GiB bodies (JSON Lines decoded row by
-# row, Server-Sent Events, a download to disk) through AsyncHTTPClientTransport and through raw AsyncHTTPClient
-# doing the same work, interleaved, each run in a process of its own.
+# The AsyncHTTPClient adapter's benchmark: the speed of 1 KB calls through AsyncHTTPClientTransport against raw
+# AsyncHTTPClient (interleaved ratios, then instructions per call by callgrind), and peak memory and throughput
+# of 1 GiB bodies (JSON Lines decoded row by row, Server-Sent Events, a download to disk) through both, each run
+# in a process of its own.
 #   scripts/benchmark-ahc.sh [MEBIBYTES] [ROUNDS] [CASE...]     CASE: json-lines, events, download (all unless named)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,7 @@ source "$state/env"
 adapter=Adapters/AsyncHTTPClient
 swift build --package-path "$adapter" -c release --product EndpointKitAsyncHTTPClientBenchmarks
 bin=$(swift build --package-path "$adapter" -c release --show-bin-path)/EndpointKitAsyncHTTPClientBenchmarks
+"$bin" compare "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-12}"
 "$bin" prepare "$ENDPOINTKIT_NGINX_URL" "$mebibytes" "$@" >"$state/cases"
 echo "AsyncHTTPClientTransport against raw AsyncHTTPClient, $mebibytes MiB per case, $rounds rounds, interleaved"
 for round in $(seq "$rounds"); do
@@ -31,3 +33,4 @@ for round in $(seq "$rounds"); do
         done
     done <"$state/cases"
 done
+scripts/benchmark-instructions.sh ahc 20 120 | tail -n 12
