@@ -334,12 +334,14 @@ public final class URLSessionTransport: Transport {
     }
 
     static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for (name, value) in response.allHeaderFields {
-            guard let name = name as? String, let value = value as? String else { continue }
-            headers.add(value, for: HTTPHeaders.Name(name))
+        let all = response.allHeaderFields
+        var fields: [HTTPHeaders.Field] = []
+        fields.reserveCapacity(all.count)
+        for (name, value) in all {
+            guard let name = name.base as? String, let value = value as? String else { continue }
+            fields.append(HTTPHeaders.Field(name: HTTPHeaders.Name(name), value: value))
         }
-        return headers
+        return HTTPHeaders(fields)
     }
 
 }
