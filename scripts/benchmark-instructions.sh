@@ -3,13 +3,15 @@
 # decoding `{"result": User}` from loopback nginx, through EndpointKit's default client and through the raw client
 # configured the same way, grouped by library. Each side runs twice, with FEW and MANY calls; the difference
 # divided by MANY - FEW is the cost of one call, without start-up.
-#   scripts/benchmark-instructions.sh [urlsession|ahc] [FEW] [MANY]
+#   scripts/benchmark-instructions.sh [urlsession|pipeline|ahc] [FEW] [MANY]
 #     urlsession (the default): EndpointKit's URLSessionTransport against raw URLSession
+#     pipeline: the README pipeline (auth, retry, throttle, logging, a validator) against raw URLSession sending
+#       the same Authorization header
 #     ahc: EndpointKit over AsyncHTTPClientTransport (Adapters/AsyncHTTPClient) against raw AsyncHTTPClient
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stack=urlsession
-case "${1:-}" in urlsession | ahc) stack=$1; shift ;; esac
+case "${1:-}" in urlsession | pipeline | ahc) stack=$1; shift ;; esac
 few=${1:-20}
 many=${2:-120}
 state=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-bench.XXXXXX")
@@ -34,10 +36,19 @@ else
     bin=$(swift build -c release --show-bin-path)/EndpointKitInstructions
     raw_name="raw URLSession"
 fi
+raw_side=raw
+kit_side=kit
+if [ "$stack" = pipeline ]; then
+    raw_side=raw-auth
+    kit_side=pipeline
+    raw_name="raw URLSession + auth"
+fi
 for side in raw kit; do
+    argument=$raw_side
+    [ "$side" = kit ] && argument=$kit_side
     for count in "$few" "$many"; do
         valgrind --tool=callgrind --callgrind-out-file="$state/$side.$count.out" \
-            "$bin" "$side" "$ENDPOINTKIT_NGINX_URL" "$count" >/dev/null 2>&1
+            "$bin" "$argument" "$ENDPOINTKIT_NGINX_URL" "$count" >/dev/null 2>&1
         callgrind_annotate --auto=no --threshold=100 "$state/$side.$count.out" >"$state/$side.$count.txt" 2>/dev/null
     done
 done

@@ -9,7 +9,10 @@ import FoundationNetworking
 // NGINX_URL/user-1k.json (`{"result": User}`), through EndpointKit or through raw URLSession configured as
 // EndpointKit's default transport is. scripts/benchmark-instructions.sh runs it and prints the cost per call.
 //
-//   endpointkit-instructions kit|raw NGINX_URL COUNT
+//   endpointkit-instructions kit|raw|pipeline|raw-auth NGINX_URL COUNT
+//
+// `pipeline` is the README's pipeline (bearer authentication, retry, throttle, logging, an error-envelope
+// validator); `raw-auth` is raw URLSession sending the same `Authorization` header.
 //
 // The main thread waits on a semaphore instead of being async: valgrind stops with a fatal signal on an async
 // top-level program, and runs this one.
@@ -23,18 +26,35 @@ private struct User: Decodable, Sendable {
 
 private struct Envelope: Decodable, Sendable { var result: User }
 
+private struct APIError: Error, Decodable, Sendable { var code: Int }
+
+extension Endpoint where Kind == EndpointKinds.Authenticated, Response == User {
+    fileprivate static var user: Self { Endpoint(path: "user-1k.json") }
+}
+
 private func run(side: String, baseURL: URL, count: Int) async throws {
     let configuration = URLSessionTransport.defaultConfiguration()
-    if side == "raw" {
+    if side == "raw" || side == "raw-auth" {
         let session = URLSession(configuration: configuration)
         let url = baseURL.appendingPathComponent("user-1k.json")
         let decoder = JSONDecoder()
         for _ in 0..<count {
             var request = URLRequest(url: url)
             request.setValue("application/json", forHTTPHeaderField: "Accept")
+            if side == "raw-auth" { request.setValue("Bearer bench-token", forHTTPHeaderField: "Authorization") }
             let (data, _) = try await session.data(for: request)
             _ = try decoder.decode(Envelope.self, from: data)
         }
+    } else if side == "pipeline" {
+        let auth = BearerAuthentication(token: { AccessToken("bench-token") }, refresh: { $0 })
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: baseURL),
+            transport: URLSessionTransport(configuration: configuration),
+            envelope: .networkResponse,
+            middleware: [auth, Retry(), Throttle(maxConcurrent: 16), ExchangeLogging { _ in }],
+            validators: [.errorEnvelope(APIError.self)]
+        )
+        for _ in 0..<count { _ = try await client.response(for: .user) }
     } else {
         let client = EndpointClient(
             environment: ServerEnvironment(baseURL: baseURL),
@@ -47,10 +67,11 @@ private func run(side: String, baseURL: URL, count: Int) async throws {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, ["kit", "raw"].contains(arguments[1]), let baseURL = URL(string: arguments[2]),
+guard arguments.count == 4, ["kit", "raw", "pipeline", "raw-auth"].contains(arguments[1]),
+    let baseURL = URL(string: arguments[2]),
     let count = Int(arguments[3])
 else {
-    print("usage: endpointkit-instructions kit|raw NGINX_URL COUNT")
+    print("usage: endpointkit-instructions kit|raw|pipeline|raw-auth NGINX_URL COUNT")
     exit(64)
 }
 let side = arguments[1]

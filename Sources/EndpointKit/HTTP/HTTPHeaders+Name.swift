@@ -36,9 +36,15 @@ extension HTTPHeaders {
         }
 
         /// Whether only the transport may set this header.
-        var isManagedByTransport: Bool { Self.managedNames.contains(self) }
+        var isManagedByTransport: Bool {
+            // Compared by length first: this runs for every header written, and hashing a name costs more.
+            switch rawValue.utf8.count {
+            case 2, 4, 6, 7, 10, 14, 17: return Self.managedNames.contains { $0 == self }
+            default: return false
+            }
+        }
 
-        private static let managedNames: Set<Name> = [
+        private static let managedNames: [Name] = [
             "host", "content-length", "transfer-encoding", "connection", "te", "upgrade", "expect", "keep-alive",
         ]
 

@@ -25,12 +25,15 @@ extension HTTPHeaders {
     /// Checks every field, including that none is one the transport manages.
     func validate() -> String? {
         for field in self {
-            if field.name.isManagedByTransport {
-                return "header \(field.name) is set by the transport and cannot be overridden"
-            }
-            if let problem = Self.problem(name: field.name.rawValue, value: field.value) { return problem }
+            if let problem = Self.problem(name: field.name, value: field.value) { return problem }
         }
         return nil
+    }
+
+    /// Why the field `name: value` cannot be sent, a name the transport manages included, or `nil` when it can.
+    static func problem(name: Name, value: String) -> String? {
+        if name.isManagedByTransport { return "header \(name) is set by the transport and cannot be overridden" }
+        return problem(name: name.rawValue, value: value)
     }
 
     private static func quoted(_ name: String) -> String {

@@ -49,12 +49,15 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
     public subscript(name: Name) -> String? {
         get { fields.first(where: { $0.name == name })?.value }
         set {
+            let wasChecked = isChecked
             if let index = fields.firstIndex(where: { $0.name == name }) {
                 fields.removeAll(where: { $0.name == name })
                 if let newValue { fields.insert(Field(name: name, value: newValue), at: index) }
             } else if let newValue {
                 fields.append(Field(name: name, value: newValue))
             }
+            // Checked lists stay checked when the one field written passes: no pass over the others.
+            if wasChecked, newValue.map({ Self.problem(name: name, value: $0) == nil }) ?? true { isChecked = true }
         }
     }
 
@@ -65,12 +68,16 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
 
     /// Appends a field, keeping any others with the same name.
     public mutating func add(_ value: String, for name: Name) {
+        let wasChecked = isChecked
         fields.append(Field(name: name, value: value))
+        if wasChecked, Self.problem(name: name, value: value) == nil { isChecked = true }
     }
 
     /// Removes every field named `name`.
     public mutating func remove(_ name: Name) {
+        let wasChecked = isChecked
         fields.removeAll(where: { $0.name == name })
+        isChecked = wasChecked
     }
 
     /// Whether a field named `name` is present.
