@@ -287,8 +287,11 @@ func profile(side: String, baseURL: URL, count: Int) async throws {
 }
 
 /// Answers every request at once with the same body: what EndpointKit itself costs per call, without a network.
+/// It answers before any deadline could pass, so it says it enforces them: the client starts no timer of its own,
+/// as with both built-in transports.
 struct InstantTransport: Transport {
     let body: Data
+    var enforcesTimeout: Bool { true }
     func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         TransportResponse(statusCode: 200, headers: [.contentType: "application/json"], url: request.url, data: body)
     }
