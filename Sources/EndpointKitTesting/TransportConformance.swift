@@ -13,8 +13,12 @@ import Foundation
 /// streams in more than one chunk as the server sends it; leaving the body part way, or cancelling before the
 /// head arrives, stops the transfer with ``EndpointError/Kind/cancelled``;
 /// request bodies in memory, from a file and from async chunks (with and without a length) arrive intact;
-/// a 100 KiB response and a 4 MiB upload arrive whole. It returns a description of each failed check, empty when the transport
-/// conforms; it works from XCTest and Swift Testing alike.
+/// a 100 KiB response and a 4 MiB upload arrive whole; each ``ResponseBodyHandling`` is honoured (a collected body
+/// stops at its limit with ``EndpointError/Kind/responseTooLarge``, a written one reaches its sink or its reader
+/// whole); and, for a transport whose ``Transport/enforcesTimeout`` is `true`, ``TransportOptions/timeout`` fails a
+/// slow head and a slow collected body with ``EndpointError/Kind/timedOut``, and bounds a streamed body's head
+/// only. It returns a description of each failed check, empty when the transport conforms; it works from XCTest
+/// and Swift Testing alike.
 public enum TransportConformance {
     /// Runs every check and returns the failures, empty when `transport` conforms.
     ///
@@ -34,6 +38,8 @@ public enum TransportConformance {
             ("cancelling before the head", cancellingBeforeTheHead),
             ("request bodies", requestBodies),
             ("large bodies", largeBodies),
+            ("body handling", bodyHandling),
+            ("deadline", deadline),
         ]
         for (name, check) in checks {
             do {
@@ -212,5 +218,60 @@ public enum TransportConformance {
         struct Echo: Decodable { var data: String }
         let received = try JSONDecoder().decode(Echo.self, from: echo).data.utf8.count
         return received == upload.count ? nil : "a \(upload.count)-byte upload arrived as \(received) bytes"
+    }
+
+    private static func bodyHandling(_ transport: any Transport, _ base: URL) async throws -> String? {
+        let size = 4096
+        let request = TransportRequest(url: try url(base, "/bytes/\(size)?seed=3"))
+        // Collected: whole under a limit that fits, responseTooLarge past one that does not, whether the transport
+        // reads the body itself or leaves it to the reader.
+        let whole = try await transport.send(request, options: TransportOptions(body: .collect(upTo: 2 * size)))
+        let collected = try await whole.body.collect(upTo: 2 * size)
+        if collected.count != size { return "a collected \(size)-byte body came back as \(collected.count) bytes" }
+        do {
+            let over = try await transport.send(request, options: TransportOptions(body: .collect(upTo: size / 2)))
+            let data = try await over.body.collect(upTo: size / 2)
+            return "a \(size)-byte body collected under a \(size / 2)-byte limit came back as \(data.count) bytes"
+        } catch let error as EndpointError where error.kind == .responseTooLarge {
+        }
+        // Written: every byte reaches the sink as it arrives, or the reader when the transport leaves it there.
+        let written = Mutexed(Data())
+        let write: @Sendable (Data) throws -> Void = { chunk in written.withLock { $0.append(chunk) } }
+        let sink = BodySink { status, _ in status == 200 ? write : nil }
+        let response = try await transport.send(request, options: TransportOptions(body: .write(to: sink)))
+        let read = try await response.body.collect(upTo: 2 * size)
+        let total = written.withLock { $0.count } + read.count
+        return total == size ? nil : "a \(size)-byte body written to a sink arrived as \(total) bytes"
+    }
+
+    private static func deadline(_ transport: any Transport, _ base: URL) async throws -> String? {
+        guard transport.enforcesTimeout else { return nil }
+        let clock = ContinuousClock()
+        func timedOut(_ path: String, _ body: ResponseBodyHandling) async throws -> String? {
+            let started = clock.now
+            do {
+                let response = try await transport.send(
+                    TransportRequest(url: try url(base, path)),
+                    options: TransportOptions(timeout: .seconds(1), body: body)
+                )
+                _ = try await response.body.collect(upTo: 1 << 20)
+                return "\(path) with a 1 s deadline succeeded after \(started.duration(to: clock.now))"
+            } catch let error as EndpointError where error.kind == .timedOut {
+                let took = started.duration(to: clock.now)
+                return took < .milliseconds(2_500) ? nil : "\(path) timed out only after \(took)"
+            }
+        }
+        // A head that comes after the deadline, and a body collected past it.
+        if let failure = try await timedOut("/delay/3", .collect(upTo: 1 << 20)) { return failure }
+        if let failure = try await timedOut("/drip?duration=3&numbytes=3&delay=0", .collect(upTo: 1 << 20)) {
+            return failure
+        }
+        // A streamed body is the reader's for as long as it lasts: the deadline covers its head only.
+        let streamed = try await transport.send(
+            TransportRequest(url: try url(base, "/drip?duration=2&numbytes=2&delay=0")),
+            options: TransportOptions(timeout: .seconds(1), body: .stream(bufferLimit: nil))
+        )
+        let body = try await streamed.body.collect(upTo: 1 << 20)
+        return body.count == 2 ? nil : "a streamed body past the deadline arrived as \(body.count) bytes"
     }
 }

@@ -136,9 +136,21 @@ final class BodyChannel: Sendable {
 
     // MARK: Reader
 
-    /// The next chunk, or `nil` at the end of the body.
+    /// Whether the body goes to a sink: its reader then sees no bytes, only the end.
+    private var isWriting: Bool {
+        state.withLock { state in
+            if case .writing = state.phase { return true }
+            return false
+        }
+    }
+
+    /// The next chunk, or `nil` at the end of the body; when the body goes to a sink, `nil` once it has ended.
     func next() async throws -> Data? {
-        try await withTaskCancellationHandler {
+        if isWriting {
+            try await drain(into: { _ in })
+            return nil
+        }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Data?, any Error>) in
                 let ready = state.withLock { state -> Result<Data?, any Error>? in
                     if Task.isCancelled { return .failure(Self.cancelled()) }
@@ -173,8 +185,13 @@ final class BodyChannel: Sendable {
         return data
     }
 
-    /// The whole body, failing as soon as it passes `limit` bytes.
+    /// The whole body, failing as soon as it passes `limit` bytes; when the body goes to a sink, no bytes, once it
+    /// has ended.
     func collect(upTo limit: Int) async throws -> Data {
+        if isWriting {
+            try await drain(into: { _ in })
+            return Data()
+        }
         // A body that is already complete is taken without suspending.
         let complete = state.withLock { state -> Result<Data, any Error>? in
             guard case .finished(let failure) = state.phase else { return nil }

@@ -58,14 +58,17 @@ public enum ResponseBodyHandling: Sendable {
     case write(to: BodySink)
 }
 
-/// Where a written body goes: made by the client for downloads.
+/// Where a written body goes: made by the client for downloads, and by tests of a transport.
 public struct BodySink: Sendable {
     /// From a response's status and headers, the function that receives its body's chunks, or `nil` to leave
     /// the body to its reader.
     let open: @Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> (@Sendable (Data) throws -> Void)?
 
-    init(_ open: @escaping @Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> (@Sendable (Data) throws -> Void)?)
-    {
+    /// Creates a sink from `open`, asked once per response head for the function that receives its body's chunks,
+    /// or `nil` to leave the body to its reader.
+    public init(
+        _ open: @escaping @Sendable (_ statusCode: Int, _ headers: HTTPHeaders) -> (@Sendable (Data) throws -> Void)?
+    ) {
         self.open = open
     }
 
