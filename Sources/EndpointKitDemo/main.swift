@@ -128,7 +128,7 @@ await step("The decoded value with its response: status, headers, attempts, timi
     let response = try await client.exchange(for: .item(1))
     print(
         "  ✓ \(response.value.name): status \(response.statusCode), \(response.headers.count) header(s), "
-            + "\(response.attempts) attempt(s), first byte after \(response.timeToFirstByte)"
+            + "\(response.attempts) attempt(s), first byte after \(milliseconds(response.timeToFirstByte))"
     )
 }
 
@@ -146,7 +146,7 @@ await step("A download to a file, with a progress bar") { () async throws(Endpoi
             let bar = String(repeating: "█", count: quarter * 5) + String(repeating: "░", count: 20 - quarter * 5)
             print("  \(bar) \(progress.bytesWritten >> 10) KiB of \((progress.expectedBytes ?? 0) >> 10) KiB")
         case .finished(let response):
-            print("  ✓ saved \(response.value.lastPathComponent) in \(response.duration)")
+            print("  ✓ saved \(response.value.lastPathComponent) in \(milliseconds(response.duration))")
         }
     }
 }
@@ -162,4 +162,10 @@ print("Calling .search(for:) without a token does not compile: the private kind 
 if failures > 0 {
     print("\(failures) step(s) failed.")
     exit(1)
+}
+
+/// `duration` in milliseconds with one decimal, as a person reads it.
+func milliseconds(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    return String(format: "%.1f ms", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
 }
