@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the DocC catalog with the toolchain alone; a broken ``link`` or a documentation warning fails.
+# Builds the DocC catalog with the toolchain alone; a broken ``link`` or a documentation warning fails, and so does
+# a hop list in the pipeline article that no longer matches the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 graphs=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-symbols.XXXXXX")
@@ -23,3 +24,31 @@ cp "$dumped"/EndpointKit.symbols.json "$dumped"/EndpointKit@*.symbols.json "$gra
 docc convert Sources/EndpointKit/EndpointKit.docc --additional-symbol-graph-dir "$graphs" \
     --fallback-display-name EndpointKit --fallback-bundle-identifier org.endpointkit.EndpointKit \
     --output-path "$out" --warnings-as-errors
+
+# The pipeline article's hop list must stay true: at most 8 hops, each naming a file that exists and a function
+# defined in it, each file calling the next hop's function.
+python3 - <<'PY'
+import re, sys, pathlib
+article = pathlib.Path("Sources/EndpointKit/EndpointKit.docc/Articles/TheRequestPipeline.md").read_text()
+section = article.split("## The path of one call, hop by hop", 1)[1].split("`client.stream(for:)`", 1)[0]
+hops = re.findall(r"^(\d+)\. `([^`]+\.swift)`: (?:``|`)([A-Za-z./]+)\(", section, re.M)
+problems = []
+if not 0 < len(hops) <= 8:
+    problems.append(f"{len(hops)} hops listed, not 1 to 8")
+names = []
+for number, file, symbol in hops:
+    path = pathlib.Path("Sources/EndpointKit") / file
+    name = symbol.split("/")[-1].split(".")[-1]
+    names.append((number, path, name))
+    if not path.exists():
+        problems.append(f"hop {number}: {file} does not exist")
+    elif not re.search(rf"func {re.escape(name)}\b", path.read_text()):
+        problems.append(f"hop {number}: {file} defines no func {name}")
+for (number, path, _), (_, _, following) in zip(names, names[1:]):
+    if path.exists() and not re.search(rf"\b{re.escape(following)}\(", path.read_text()):
+        problems.append(f"hop {number}: {path.name} never calls {following}(, the next hop")
+if problems:
+    print("check-docs: the pipeline article's hop list is not true:", *problems, sep="\n  ", file=sys.stderr)
+    sys.exit(1)
+print(f"check-docs: the pipeline article's {len(hops)} hops are true")
+PY
