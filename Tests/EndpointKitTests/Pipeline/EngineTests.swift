@@ -91,6 +91,26 @@ struct EngineTests {
         #expect(error.message.contains("5 s"))
     }
 
+    @Test("Cancelling a call the engine's own timer races ends it as cancelled at once, not as timed out")
+    func cancelUnderTheEngineTimer() async throws {
+        let sent = Gate()
+        let never = Gate()
+        // Does not enforce deadlines, so the engine races the attempt against its shared timer on real time.
+        let transport = StubTransport { _ in
+            sent.open()
+            await never.wait()
+            return .json("[]")
+        }
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+
+        let call = Task { () async throws(EndpointError) -> [Item] in try await client.response(for: .featuredItems) }
+        await sent.wait()
+        call.cancel()
+        let error = try await #require(throws: EndpointError.self) { try await call.value }
+
+        #expect(error.kind == .cancelled)
+    }
+
     @Test("Response timings and stub delays read the client's clock: a TestClock makes them exact")
     func timingsOnTheInjectedClock() async throws {
         let clock = TestClock()
