@@ -3,15 +3,21 @@
 final class CallState: Sendable {
     let observers: [any ExchangeObserver]
     let redactor: Redactor
-    private let attempts = Locked(0)
-    /// Every hop's request, kept (copy-on-write, so nearly free) to know which secrets a server may echo back.
-    private let sent = Locked([TransportRequest]())
     /// Started with the call, on the client's clock.
     private let stopwatch: Stopwatch
     /// Whether the clock is real time, so that a transport's note of when a head arrived can be read on it.
     private let isRealTime: Bool
-    /// When the last head arrived, since the call started.
-    private let lastHead = Locked<Duration?>(nil)
+    /// What changes during the call, behind one lock.
+    private let state = Locked(State())
+
+    private struct State {
+        /// Attempts started.
+        var attempts = 0
+        /// Every hop's request, kept (copy-on-write, so nearly free) to know which secrets a server may echo back.
+        var sent: [TransportRequest] = []
+        /// When the last head arrived, since the call started.
+        var lastHead: Duration?
+    }
 
     init(observers: [any ExchangeObserver], redactor: Redactor, clock: any Clock<Duration>) {
         self.observers = observers
@@ -25,38 +31,38 @@ final class CallState: Sendable {
     func headArrived(_ instant: ContinuousClock.Instant?) {
         var elapsed = stopwatch.elapsed
         if isRealTime, let instant { elapsed -= max(.zero, instant.duration(to: .now)) }
-        lastHead.withLock { $0 = elapsed }
+        state.withLock { $0.lastHead = elapsed }
     }
 
     /// From the start of the call to the last head, on the client's clock.
-    var timeToFirstByte: Duration { lastHead.withLock { $0 } ?? stopwatch.elapsed }
+    var timeToFirstByte: Duration { state.withLock { $0.lastHead } ?? stopwatch.elapsed }
 
     /// From the start of the call to now, on the client's clock.
     var elapsed: Duration { stopwatch.elapsed }
 
     /// How many attempts have started.
-    var attemptCount: Int { attempts.withLock { $0 } }
+    var attemptCount: Int { state.withLock { $0.attempts } }
 
     /// Starts an attempt and returns its number, from 1.
     func beginAttempt() -> Int {
-        attempts.withLock { count in
-            count += 1
-            return count
+        state.withLock { state in
+            state.attempts += 1
+            return state.attempts
         }
     }
 
     /// Notes a request about to be sent.
     func remember(_ request: TransportRequest) {
-        sent.withLock { $0.append(request) }
+        state.withLock { $0.sent.append(request) }
     }
 
     /// The request sent last: the hop that answered, or failed, after any redirects.
-    var lastRequest: TransportRequest? { sent.withLock { $0.last } }
+    var lastRequest: TransportRequest? { state.withLock { $0.sent.last } }
 
     /// The credential values the call's requests carried: secret header values (and their token after a
     /// scheme such as `Bearer`), secret query values and URL passwords.
     var secrets: Set<String> {
-        let requests = sent.withLock { $0 }
+        let requests = state.withLock { $0.sent }
         var secrets = Set<String>()
         for request in requests { secrets.formUnion(redactor.secrets(of: request)) }
         return secrets
