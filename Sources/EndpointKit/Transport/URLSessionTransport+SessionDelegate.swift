@@ -69,8 +69,8 @@ extension URLSessionTransport {
         private let exchanges = Locked([Int: Exchange]())
 
         /// Starts `task`, which sends `request`, and returns its response: as soon as the head arrives, with the
-        /// body streaming into the response's ``ResponseBody``; or, when the options collect the body (and
-        /// set, once the whole body has arrived (one wake-up of the caller instead of two), failing past the limit.
+        /// body streaming into the response's ``ResponseBody``; or, when the options collect the body, once the
+        /// whole body has arrived (one wake-up of the caller instead of two), failing past the limit.
         ///
         /// Cancelling the calling task before it returns releases the caller at once; the task is cancelled
         /// afterwards on a queue of its own. Dropping or leaving a streamed body cancels the task
