@@ -21,8 +21,8 @@ import FoundationNetworking
 ///   attempts, timings);
 /// - ``publisher(for:using:)``: the value as a cold ``EndpointPublisher`` (any verb becomes one with
 ///   ``EndpointPublisher/init(_:)``);
-/// - ``stream(for:using:)->StreamedResponse``: the body as it arrives: bytes and lines (``StreamedResponse``), JSON Lines, or
-///   Server-Sent Events, as the endpoint's response type says;
+/// - ``stream(for:using:)->StreamedResponse``: the body as it arrives: bytes and lines (``StreamedResponse``),
+///   JSON Lines, or Server-Sent Events, as the endpoint's response type says;
 /// - ``download(for:using:to:)``: the body written to a file, resumable;
 /// - ``curlCommand(for:using:revealingSecrets:)``: the request as a `curl` command, sent nowhere.
 public struct EndpointClient: Sendable {

@@ -20,8 +20,8 @@ public struct RequestDefaults: Sendable, CustomReflectable {
     /// for none. It must be positive.
     ///
     /// For a response read whole (``EndpointClient/response(for:using:)`` and the like) it covers the body too.
-    /// For a stream (``EndpointClient/stream(for:using:)->StreamedResponse``, JSON Lines, events) and a download it covers the wait
-    /// for the response head only: the body is then bounded by ``idleTimeout``.
+    /// For a stream (``EndpointClient/stream(for:using:)->StreamedResponse``, JSON Lines, events) and a download
+    /// it covers the wait for the response head only: the body is then bounded by ``idleTimeout``.
     public var timeout: Duration?
     /// How long the transport may wait without receiving a byte before failing with
     /// ``EndpointError/Kind/timedOut``, or `nil` to use ``timeout`` (rounded up to whole seconds by

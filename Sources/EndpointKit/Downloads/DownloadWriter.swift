@@ -5,8 +5,8 @@ import Foundation
 /// other 2xx), or nowhere (anything else, left for the client to read as an error).
 ///
 /// It can decide on the transport's thread as the head arrives (a ``BodySink``), or afterwards for transports
-/// that do not write to sinks; either way it decides once per head, by ``DownloadPlan/target(for:statusCode:headers:length:)``,
-/// and counts what it wrote.
+/// that do not write to sinks; either way it decides once per head, by
+/// ``DownloadPlan/target(for:statusCode:headers:length:)``, and counts what it wrote.
 final class DownloadWriter: Sendable {
     private struct State {
         var plan: DownloadPlan.Target?

@@ -25,9 +25,9 @@ public struct ExchangeRecord: Sendable, CustomStringConvertible, CustomReflectab
     public var bytesReceived: Int
     /// From handing the request on to receiving the response or error; for a streamed body, to its head.
     public var duration: Duration
-    /// Whether the body is handed to the caller as it arrives (``EndpointClient/stream(for:using:)->StreamedResponse``, events,
-    /// downloads): the record is made when the head arrives, so ``bytesReceived`` and ``duration`` cover the
-    /// head only.
+    /// Whether the body is handed to the caller as it arrives (``EndpointClient/stream(for:using:)->StreamedResponse``,
+    /// events, downloads): the record is made when the head arrives, so ``bytesReceived`` and ``duration`` cover
+    /// the head only.
     public var isStreamed = false
     /// Which attempt this was, from 1.
     public var attempt: Int

@@ -5,10 +5,10 @@ import Foundation
 /// ``run(_:body:validating:)`` is its one entry point. It takes what the caller will do with the body
 /// (collect it up to a limit, stream it with a buffer bound, or write it to a sink) and runs, in order: the
 /// middleware chain; for each attempt its number, the credential check and the one deadline
-/// (`Pipeline+Attempt.swift`, `Pipeline+Deadline.swift`); each hop's check, the transport and the redirects (`Pipeline+Hops.swift`); then
-/// the validators and the status check, whose "send again" starts a new attempt on the same counter and clock
-/// (`Pipeline+Validation.swift`). Every error leaves it naming the request, the hop, the true number of
-/// attempts and the redacted `curl` command, with the call's credentials scrubbed.
+/// (`Pipeline+Attempt.swift`, `Pipeline+Deadline.swift`); each hop's check, the transport and the redirects
+/// (`Pipeline+Hops.swift`); then the validators and the status check, whose "send again" starts a new attempt
+/// on the same counter and clock (`Pipeline+Validation.swift`). Every error leaves it naming the request, the
+/// hop, the true number of attempts and the redacted `curl` command, with the call's credentials scrubbed.
 struct Pipeline: Sendable {
     let transport: any Transport
     let middleware: [any Middleware]

@@ -15,9 +15,9 @@ public struct TransportResponse: Sendable {
     public var url: URL?
     /// The body.
     public var body: ResponseBody
-    /// When the head arrived, if the transport knows; otherwise the client takes the moment ``Transport/send(_:options:)``
-    /// returned. A transport that collects the body before returning should set it, so that
-    /// ``Response/timeToFirstByte`` does not include the body.
+    /// When the head arrived, if the transport knows; otherwise the client takes the moment
+    /// ``Transport/send(_:options:)`` returned. A transport that collects the body before returning should set
+    /// it, so that ``Response/timeToFirstByte`` does not include the body.
     public var headReceivedAt: ContinuousClock.Instant?
 
     /// Creates a response.
