@@ -75,7 +75,7 @@ import FoundationNetworking
         #expect(error.kind == .cancelled)
     }
 
-    @Test("A send publisher emits the value with its head, once per iteration, and sends nothing until iterated")
+    @Test("A publisher of exchange(for:) emits the value with its head, once per iteration, and sends nothing until iterated")
     func sendPublisher() async throws {
         let transport = StubTransport(replies: [
             .response(

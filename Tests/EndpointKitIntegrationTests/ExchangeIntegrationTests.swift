@@ -11,8 +11,8 @@ private struct GetEcho: Decodable {
 }
 
 @Suite(.timeLimit(.minutes(1)))
-struct SendIntegrationTests {
-    @Test("send returns a page with its Link header, as a paginated API sends it")
+struct ExchangeIntegrationTests {
+    @Test("exchange(for:) returns a page with its Link header, as a paginated API sends it")
     func linkHeader() async throws {
         let link = "<https://api.example.com/items?page=2>; rel=\"next\""
         let client = try TestServers.httpbinClient()
@@ -31,7 +31,7 @@ struct SendIntegrationTests {
         #expect(response.timeToFirstByte > .zero && response.timeToFirstByte <= response.duration)
     }
 
-    @Test("After redirects, send reports the URL that answered")
+    @Test("After redirects, exchange(for:) reports the URL that answered")
     func finalURL() async throws {
         let client = try TestServers.httpbinClient()
 

@@ -17,8 +17,8 @@ private final class HeadWatcher: ExchangeObserver {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct SendTests {
-    @Test("send returns the decoded value with the final response's status, headers, URL and one attempt")
+@Suite(.timeLimit(.minutes(1))) struct ExchangeTests {
+    @Test("exchange(for:) returns the decoded value with the final response's status, headers, URL and one attempt")
     func valueWithHead() async throws {
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
         headers.add("<https://api.test/v1/items?page=2>; rel=\"next\"", for: "Link")
@@ -38,7 +38,7 @@ private final class HeadWatcher: ExchangeObserver {
         #expect(response.timeToFirstByte <= response.duration)
     }
 
-    @Test("After a retry, send reports the final response and both attempts")
+    @Test("After a retry, exchange(for:) reports the final response and both attempts")
     func afterRetry() async throws {
         let transport = StubTransport(replies: [.status(503), .json(#"{"id": 2, "name": "pot"}"#)])
         let retry = Retry(RetryPolicy(baseDelay: .zero, jitter: 0))
@@ -51,7 +51,7 @@ private final class HeadWatcher: ExchangeObserver {
         #expect(response.value.name == "pot")
     }
 
-    @Test("After a redirect, send reports the URL that answered")
+    @Test("After a redirect, exchange(for:) reports the URL that answered")
     func afterRedirect() async throws {
         let transport = StubTransport { request in
             if request.url.path == "/v1/items/3" {
@@ -68,22 +68,22 @@ private final class HeadWatcher: ExchangeObserver {
         #expect(response.value.id == 3)
     }
 
-    @Test("send fails exactly as response(for:) does, with the status and body kept")
+    @Test("exchange(for:) fails exactly as response(for:) does, with the status and body kept")
     func sameErrors() async throws {
         let transport = StubTransport(replies: [
             .json(#"{"message": "no such item"}"#, status: 404), .json(#"{"message": "no such item"}"#, status: 404),
         ])
         let client = EndpointClient(environment: Fixture.environment, transport: transport)
 
-        let viaSend = try await #require(throws: EndpointError.self) { try await client.exchange(for: .item(4)) }
+        let viaExchange = try await #require(throws: EndpointError.self) { try await client.exchange(for: .item(4)) }
         let viaResponse = try await #require(throws: EndpointError.self) { try await client.response(for: .item(4)) }
 
-        #expect(viaSend.kind == .unacceptableStatus)
-        #expect(viaSend.statusCode == 404)
-        #expect(viaSend.description == viaResponse.description)
+        #expect(viaExchange.kind == .unacceptableStatus)
+        #expect(viaExchange.statusCode == 404)
+        #expect(viaExchange.description == viaResponse.description)
     }
 
-    @Test("send with request data carries it, like response(for:using:)")
+    @Test("exchange(for:using:) with request data carries it, like response(for:using:)")
     func withRequestData() async throws {
         let transport = StubTransport { request in
             #expect(request.headers[.authorization] == "Bearer t0k3n")
