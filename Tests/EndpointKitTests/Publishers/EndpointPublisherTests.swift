@@ -75,7 +75,7 @@ import FoundationNetworking
         #expect(error.kind == .cancelled)
     }
 
-    @Test("A publisher of exchange(for:) emits the value with its head, once per iteration, and sends nothing until iterated")
+    @Test("A publisher of exchange(for:) emits the value with its head per iteration, and sends nothing before")
     func sendPublisher() async throws {
         let transport = StubTransport(replies: [
             .response(
