@@ -54,25 +54,40 @@ struct EngineTests {
         #expect(!options[2].timeoutCoversBody)
     }
 
-    @Test("A transport that enforces deadlines, on real time, gets the time left and no timer of the client's")
+    @Test("A transport that enforces deadlines, on real time, gets the time left and no task or timer of the client's")
     func transportEnforcedDeadline() async throws {
-        // Answers after 300 ms although the deadline is 100 ms: only a client timer could fail the call.
-        let transport = DeadlineTrustingTransport(delay: .milliseconds(300))
+        let transport = TaskRecordingTransport(enforcesTimeout: true)
         var defaults = RequestDefaults()
-        defaults.timeout = .milliseconds(100)
+        defaults.timeout = .seconds(30)
         let client = EndpointClient(environment: Fixture.environment, transport: transport, defaults: defaults)
+        let caller = withUnsafeCurrentTask { $0?.hashValue }
 
         let items = try await client.response(for: .featuredItems)
 
         #expect(items.isEmpty)
-        let given = try #require(transport.timeouts.withLock { $0 }.first ?? nil)
-        #expect(given <= .milliseconds(100) && given > .zero)
+        let sent = try #require(transport.sends.withLock { $0 }.first)
+        #expect(sent.task == caller, "the attempt ran in the caller's own task: the client started none to time it")
+        let timeout = try #require(sent.timeout)
+        #expect(timeout <= .seconds(30) && timeout > .seconds(29), "the time left of the one deadline")
+    }
+
+    @Test("A transport that does not enforce deadlines is timed by the client: the attempt runs in a task of its own")
+    func clientEnforcedDeadlineOnRealTime() async throws {
+        let transport = TaskRecordingTransport(enforcesTimeout: false)
+        let client = EndpointClient(environment: Fixture.environment, transport: transport)
+        let caller = withUnsafeCurrentTask { $0?.hashValue }
+
+        _ = try await client.response(for: .featuredItems)
+
+        let sent = try #require(transport.sends.withLock { $0 }.first)
+        #expect(sent.task != caller)
+        #expect(sent.timeout == .seconds(60), "a transport that does not enforce it still hears the deadline")
     }
 
     @Test("On another clock the client races each attempt against a sleep on that clock, whatever the transport says")
     func clockEnforcedDeadline() async throws {
         let clock = TestClock()
-        let transport = DeadlineTrustingTransport(delay: .seconds(3600))
+        let transport = DeadlineTrustingTransport()
         var defaults = RequestDefaults()
         defaults.timeout = .seconds(5)
         let client = EndpointClient(
@@ -202,16 +217,24 @@ struct EngineTests {
     }
 }
 
-/// Says it enforces deadlines, and answers `[]` after `delay` whatever the timeout it is given, noting it.
+/// Answers `[]` at once, noting the task it was called in and the deadline it was given.
+private final class TaskRecordingTransport: Transport {
+    let enforcesTimeout: Bool
+    let sends = Locked([(task: Int?, timeout: Duration?)]())
+    init(enforcesTimeout: Bool) { self.enforcesTimeout = enforcesTimeout }
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        let task = withUnsafeCurrentTask { $0?.hashValue }
+        sends.withLock { $0.append((task, options.timeout)) }
+        return TransportResponse(statusCode: 200, data: Data("[]".utf8))
+    }
+}
+
+/// Says it enforces deadlines but answers only when cancelled or never: what a client on another clock must time.
 private final class DeadlineTrustingTransport: Transport {
-    let delay: Duration
-    let timeouts = Locked([Duration?]())
-    init(delay: Duration) { self.delay = delay }
     var enforcesTimeout: Bool { true }
     func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
-        timeouts.withLock { $0.append(options.timeout) }
-        try await Task.sleep(for: delay)
-        return TransportResponse(statusCode: 200, data: Data("[]".utf8))
+        await Gate().wait()  // never opened: only cancellation ends the wait
+        throw CancellationError()
     }
 }
 
