@@ -82,17 +82,19 @@ import FoundationNetworking
         #expect(error.kind == .cancelled)
     }
 
-    @Test("The raw response is returned whatever the status")
+    @Test("The raw response is returned whatever the status, read as Data with validation off")
     func rawResponse() async throws {
         let client = EndpointClient(
             environment: Fixture.environment,
             transport: StubTransport(replies: [.json(#"{"e": 1}"#, status: 418)])
         )
+        var raw = Endpoint.item(1).decoding(as: Data.self)
+        raw.options.isValidated = false
 
-        let response = try await client.rawResponse(for: .item(1), using: ())
+        let response = try await client.exchange(for: raw)
 
         #expect(response.statusCode == 418)
-        #expect(response.body.bufferedData == Data(#"{"e": 1}"#.utf8))
+        #expect(response.value == Data(#"{"e": 1}"#.utf8))
     }
 
     @Test("Replies queued later answer later requests in order")
