@@ -171,20 +171,6 @@ struct EngineTests {
         #expect(response.attempts == 3)
     }
 
-    @Test("With validation off, any status is a response, and decoding(as: Data.self) keeps the body as it came")
-    func unvalidatedRawExchange() async throws {
-        let transport = StubTransport(replies: [.response(status: 404, body: Data("gone".utf8))])
-        let client = EndpointClient(environment: Fixture.environment, transport: transport)
-        var endpoint = Endpoint.item(7).decoding(as: Data.self)
-        endpoint.options.isValidated = false
-
-        let response = try await client.exchange(for: endpoint)
-
-        #expect(response.statusCode == 404)
-        #expect(response.value == Data("gone".utf8))
-        #expect(await transport.requests.first?.url?.path == "/v1/items/7")
-    }
-
     @Test("decoding(as:) changes the response type only: URL, headers, body, settings and options are kept")
     func decodingKeepsEverythingElse() {
         var endpoint = Endpoint.createItem(NewItem(name: "tea", createdAt: Date(timeIntervalSince1970: 0)))
