@@ -108,14 +108,9 @@ enum Comparison {
         return (wall, processCPUSeconds() - cpuStart)
     }
 
+    /// CPU seconds this process has used so far, user and system together.
     private static func processCPUSeconds() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        let (user, system) = IdleStream.cpuSeconds()
+        return user + system
     }
 }
