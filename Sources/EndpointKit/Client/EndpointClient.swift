@@ -52,6 +52,8 @@ public struct EndpointClient: Sendable {
     /// The one clock every wait and every timing reads: deadlines, retry backoff, `Retry-After` waits, validator
     /// delays, stub delays, observer and ``Response`` timings.
     public var clock: any Clock<Duration> { pipeline.clock }
+    /// The HTTP cache, or `nil` when the client has none.
+    public var cache: HTTPCache? { pipeline.cache }
     /// The one list of secrets, from ``defaults``.
     var redactor: Redactor { pipeline.redactor }
 
@@ -69,6 +71,8 @@ public struct EndpointClient: Sendable {
     ///   - observers: What watches every call, e.g. ``ExchangeLogging``.
     ///   - clock: The clock every wait and timing reads; tests pass one they move by hand (`TestClock` in
     ///     `EndpointKitTesting`).
+    ///   - cache: The HTTP cache GET responses are served from and stored in: a new ``HTTPCache`` in memory
+    ///     (16 MiB) unless given, private to this client and its copies; `nil` for none. See <doc:Caching>.
     public init(
         environment: ServerEnvironment,
         transport: any Transport = URLSessionTransport(),
@@ -78,7 +82,8 @@ public struct EndpointClient: Sendable {
         validators: [ResponseValidator] = [],
         redirectPolicy: RedirectPolicy = .default,
         observers: [any ExchangeObserver] = [],
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        cache: HTTPCache? = HTTPCache()
     ) {
         self.environment = environment
         self.envelope = envelope
@@ -90,7 +95,8 @@ public struct EndpointClient: Sendable {
             redirectPolicy: redirectPolicy,
             observers: observers + middleware.compactMap { $0 as? any ExchangeObserver },
             clock: clock,
-            redactor: Redactor(defaults)
+            redactor: Redactor(defaults),
+            cache: cache
         )
         let responseDecoder = defaults.decoder.copy()
         if let key = envelope.key { responseDecoder.userInfo[.networkResponseKey] = key }
@@ -165,7 +171,8 @@ public struct EndpointClient: Sendable {
             url: response.url,
             attempts: result.attempts,
             timeToFirstByte: result.call.timeToFirstByte,
-            duration: result.call.elapsed
+            duration: result.call.elapsed,
+            source: response.source
         )
     }
 

@@ -26,6 +26,8 @@ public struct Response<Value> {
     public var timeToFirstByte: Duration
     /// From the start of the call until the body was read and decoded.
     public var duration: Duration
+    /// Where the final response came from: the network, the client's ``HTTPCache``, or the cache after a 304.
+    public var source: ResponseSource
 
     /// Creates a response, e.g. in a test.
     public init(
@@ -35,7 +37,8 @@ public struct Response<Value> {
         url: URL? = nil,
         attempts: Int = 1,
         timeToFirstByte: Duration = .zero,
-        duration: Duration = .zero
+        duration: Duration = .zero,
+        source: ResponseSource = .network
     ) {
         self.value = value
         self.statusCode = statusCode
@@ -44,6 +47,7 @@ public struct Response<Value> {
         self.attempts = attempts
         self.timeToFirstByte = timeToFirstByte
         self.duration = duration
+        self.source = source
     }
 
     /// The same response with its value transformed, e.g. to keep the headers of a page while mapping its items.
@@ -55,7 +59,8 @@ public struct Response<Value> {
             url: url,
             attempts: attempts,
             timeToFirstByte: timeToFirstByte,
-            duration: duration
+            duration: duration,
+            source: source
         )
     }
 }

@@ -49,6 +49,14 @@ extension RequestOptions {
         static let defaultValue = true
     }
 
+    private enum CachedKey: RequestOptionKey {
+        static let defaultValue = true
+    }
+
+    private enum CacheDirectivesKey: RequestOptionKey {
+        static let defaultValue = CacheDirectives()
+    }
+
     /// The retry policy for this endpoint instead of the ``Retry`` middleware's own, or `nil` for its own.
     public var retryPolicy: RetryPolicy? {
         get { self[RetryPolicyKey.self] }
@@ -79,5 +87,20 @@ extension RequestOptions {
     public var isValidated: Bool {
         get { self[ValidatedKey.self] }
         set { self[ValidatedKey.self] = newValue }
+    }
+
+    /// Whether the client's ``HTTPCache`` may serve or store this endpoint's responses; `true` unless set. With
+    /// `false` the request goes out as it is and its response is not stored (a successful unsafe request still
+    /// invalidates what is stored for its URL).
+    public var isCached: Bool {
+        get { self[CachedKey.self] }
+        set { self[CachedKey.self] = newValue }
+    }
+
+    /// What this endpoint asks of the client's ``HTTPCache``: revalidate always, accept stale, only stored, …;
+    /// none unless set.
+    public var cacheDirectives: CacheDirectives {
+        get { self[CacheDirectivesKey.self] }
+        set { self[CacheDirectivesKey.self] = newValue }
     }
 }

@@ -54,6 +54,12 @@ extension EndpointError {
         /// `Retry-After` or a rate limit's reset time; ``EndpointError/retryAfter`` says how long, and
         /// ``EndpointError/statusCode`` is the server's (e.g. 429 or 403).
         public static let rateLimited = Kind("rateLimited")
+        /// The request allows only a stored response (``CacheDirectives/onlyIfCached``, or `only-if-cached` in its
+        /// `Cache-Control`), and the client's ``HTTPCache`` holds none that it accepts. Nothing was sent.
+        public static let notCached = Kind("notCached")
+        /// A page sequence was sent to a next page it had already fetched (the same URL twice): the server's
+        /// `Link`, cursor or page numbers go round in a loop. Iteration stops with this error.
+        public static let paginationLoop = Kind("paginationLoop")
         /// More redirects than the client's ``RedirectPolicy`` allows.
         public static let tooManyRedirects = Kind("tooManyRedirects")
     }

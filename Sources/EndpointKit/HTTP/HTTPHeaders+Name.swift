@@ -88,6 +88,26 @@ extension HTTPHeaders {
         public static let setCookie = Name("Set-Cookie")
         /// `Transfer-Encoding`; set by the transport, never by callers.
         public static let transferEncoding = Name("Transfer-Encoding")
+        /// `Age`: how long a response has been in caches, in seconds.
+        public static let age = Name("Age")
+        /// `Content-Location`.
+        public static let contentLocation = Name("Content-Location")
+        /// `Date`: when the response was made.
+        public static let date = Name("Date")
+        /// `Expires`: when a response stops being fresh.
+        public static let expires = Name("Expires")
+        /// `If-Match`.
+        public static let ifMatch = Name("If-Match")
+        /// `If-Range`.
+        public static let ifRange = Name("If-Range")
+        /// `If-Unmodified-Since`.
+        public static let ifUnmodifiedSince = Name("If-Unmodified-Since")
+        /// `Link` (RFC 8288): related resources, such as the next page.
+        public static let link = Name("Link")
+        /// `Pragma`: `no-cache` from HTTP/1.0.
+        public static let pragma = Name("Pragma")
+        /// `Vary`: the request headers a response depends on.
+        public static let vary = Name("Vary")
         /// `User-Agent`.
         public static let userAgent = Name("User-Agent")
     }

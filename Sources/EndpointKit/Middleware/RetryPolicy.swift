@@ -95,20 +95,7 @@ public struct RetryPolicy: Sendable {
             // Too many digits for an Int is a very long wait, not an unreadable one.
             return Duration.serverWait(seconds: Double(value) ?? .infinity)
         }
-        // An HTTP-date is printable ASCII of a fixed shape (29 characters); anything else never reaches the
-        // formatter, which stops the process on some non-ASCII input (found by fuzzing: "w\u{6E0}…mmm:2FF").
-        guard value.utf8.count <= 64, value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }),
-            let date = httpDateFormatter.date(from: value)
-        else { return nil }
+        guard let date = HTTPDate.parse(value) else { return nil }
         return Duration.serverWait(seconds: date.timeIntervalSince(now))
     }
-
-    // DateFormatter is thread-safe for parsing once configured, and this one is never changed.
-    private static let httpDateFormatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter
-    }()
 }

@@ -14,6 +14,10 @@ public enum ExchangeEvent: Sendable {
     case bytesReceived(attempt: Int, received: Int, expected: Int?)
     /// A redirect is followed from `from` to `to`.
     case redirected(attempt: Int, from: RequestSummary, to: RequestSummary, statusCode: Int)
+    /// The client's ``HTTPCache`` took part in a hop: it served a stored response (``ResponseSource/cache``),
+    /// served one after the server's 304 (``ResponseSource/revalidated``), or had nothing usable, so that the
+    /// response came from the network (``ResponseSource/network``). Never carries the partition or a credential.
+    case cache(attempt: Int, request: RequestSummary, source: ResponseSource)
     /// One hop ended, with a response or an error: the record ``ExchangeLogging`` prints.
     case exchangeCompleted(ExchangeRecord)
     /// The final body was decoded as `type`, or failed to with `error`.

@@ -29,6 +29,8 @@ public struct ExchangeRecord: Sendable, CustomStringConvertible, CustomReflectab
     /// events, downloads): the record is made when the head arrives, so ``bytesReceived`` and ``duration`` cover
     /// the head only.
     public var isStreamed = false
+    /// Where the response came from: the network, or the client's ``HTTPCache`` (with or without a 304).
+    public var source = ResponseSource.network
     /// Which attempt this was, from 1.
     public var attempt: Int
     /// Which hop of the attempt this was: 0 for the first request, 1 after the first redirect.
@@ -68,19 +70,21 @@ public struct ExchangeRecord: Sendable, CustomStringConvertible, CustomReflectab
             children: [
                 "method": method, "redactedURL": redactedURL, "requestHeaders": requestHeaders,
                 "statusCode": statusCode as Any, "bytesSent": bytesSent, "bytesReceived": bytesReceived,
-                "isStreamed": isStreamed, "duration": duration, "attempt": attempt, "hop": hop,
+                "isStreamed": isStreamed, "source": source, "duration": duration, "attempt": attempt, "hop": hop,
                 "error": error as Any,
             ],
             displayStyle: .struct
         )
     }
 
-    /// One line: `GET https://… → 200, 512 B in 12.3 ms (attempt 1)`, or `→ 200, streamed, head in 12.3 ms`.
+    /// One line: `GET https://… → 200, 512 B in 12.3 ms (attempt 1)`, `→ 200, streamed, head in 12.3 ms`, or
+    /// `(attempt 1, from cache)`.
     public var description: String {
         let outcome = statusCode.map { "\($0)" } ?? "failed (\(error?.kind.description ?? "error"))"
         let shown = (duration.inSeconds * 10_000).rounded() / 10
         let hopNote = hop > 0 ? ", hop \(hop + 1)" : ""
         let size = isStreamed ? "streamed, head" : "\(bytesReceived) B"
-        return "\(method) \(redactedURL) → \(outcome), \(size) in \(shown) ms (attempt \(attempt)\(hopNote))"
+        let sourceNote = source == .network ? "" : ", from \(source)"
+        return "\(method) \(redactedURL) → \(outcome), \(size) in \(shown) ms (attempt \(attempt)\(hopNote)\(sourceNote))"
     }
 }

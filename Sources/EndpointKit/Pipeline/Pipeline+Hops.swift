@@ -66,6 +66,7 @@ extension Pipeline {
             var received = 0
             var statusCode: Int?
             var isStreamed = false
+            var source = ResponseSource.network
             func complete(_ error: EndpointError?) {
                 guard let call, let start else { return }
                 var record = ExchangeRecord(
@@ -79,8 +80,19 @@ extension Pipeline {
                     error: error
                 )
                 record.isStreamed = isStreamed
+                record.source = source
                 record.isLogged = context.options.isLogged
                 call.emit(.exchangeCompleted(record))
+            }
+            /// A stored response handed back without sending: observed like an exchange, marked as the cache's.
+            func served(_ stored: TransportResponse, step: CacheStep?) -> TransportResponse {
+                call?.headArrived(nil)
+                statusCode = stored.statusCode
+                received = stored.bufferedBody.count
+                source = stored.source
+                call?.emit(.cache(attempt: attempt, request: redactor.summary(of: request), source: stored.source))
+                complete(nil)
+                return stored
             }
             var options = options
             if let call, isObserved, request.body != nil {
@@ -88,8 +100,29 @@ extension Pipeline {
                     call.emit(.bytesSent(attempt: attempt, sent: sent, expected: expected))
                 }
             }
+            // The cache answers, or makes the request conditional, when the body is collected.
+            let step = CacheStep(
+                cache: pipeline.cache,
+                request: request,
+                options: context.options,
+                body: options.body,
+                redactor: redactor
+            )
+            var outgoing = request
+            if let step {
+                switch try step.decide(for: request) {
+                case .serve(let stored):
+                    return served(stored, step: nil)
+                case .serveWhileRevalidating(let stored, let conditional):
+                    step.revalidateInBackground(conditional, transport: pipeline.transport, options: options)
+                    return served(stored, step: nil)
+                case .send(let conditional):
+                    outgoing = conditional
+                }
+            }
+            let sentAt = step?.cache.now()
             do {
-                var response = try await pipeline.transport.send(request, options: options)
+                var response = try await pipeline.transport.send(outgoing, options: options)
                 call?.headArrived(response.headReceivedAt)
                 if response.url == nil { response.url = request.url }
                 statusCode = response.statusCode
@@ -100,6 +133,7 @@ extension Pipeline {
                         statusCode: response.statusCode
                     )
                 )
+                pipeline.cache?.invalidate(after: request, statusCode: response.statusCode, headers: response.headers)
                 guard case .collect(let limit) = options.body else {
                     // Streamed to the caller; an error status's body is read here (up to what an error keeps), so
                     // that the error carries it.
@@ -122,11 +156,28 @@ extension Pipeline {
                 let data = try await response.body.collect(upTo: limit, progress: progress)
                 received = data.count
                 response.body = ResponseBody(data)
+                if let step, let sentAt {
+                    guard let finished = step.finish(response, to: request, sentAt: sentAt) else {
+                        // A 304 for nothing stored: once more, without conditions.
+                        complete(nil)
+                        var bare = context
+                        bare.options.isCached = false
+                        let again = Hops(pipeline: pipeline, prepared: prepared, body: body, context: bare, attempt: attempt)
+                        return try await again.send(request, options: options, hop: hop)
+                    }
+                    response = finished
+                    statusCode = response.statusCode
+                    source = response.source
+                    call?.emit(.cache(attempt: attempt, request: redactor.summary(of: request), source: response.source))
+                }
                 complete(nil)
                 return response
             } catch {
                 let wrapped = EndpointError.wrapping(error)
                 complete(wrapped)
+                if wrapped.kind != .cancelled, let stale = step?.staleOnError(to: request) {
+                    return served(stale, step: nil)
+                }
                 throw wrapped
             }
         }

@@ -19,6 +19,8 @@ struct Pipeline: Sendable {
     let redactor: Redactor
     /// How the attempt's deadline is enforced, chosen once, when the client is made.
     let deadlines: DeadlineEnforcement
+    /// The HTTP cache, or `nil` when the client has none.
+    let cache: HTTPCache?
 
     /// How many times validators may ask to send one call again.
     static let maxValidatorRetries = 3
@@ -30,7 +32,8 @@ struct Pipeline: Sendable {
         redirectPolicy: RedirectPolicy,
         observers: [any ExchangeObserver],
         clock: any Clock<Duration>,
-        redactor: Redactor
+        redactor: Redactor,
+        cache: HTTPCache?
     ) {
         self.transport = transport
         self.middleware = middleware
@@ -39,6 +42,7 @@ struct Pipeline: Sendable {
         self.observers = observers
         self.clock = clock
         self.redactor = redactor
+        self.cache = cache
         deadlines = transport.enforcesTimeout && clock is ContinuousClock ? .byTransport : .byTimer(clock)
     }
 

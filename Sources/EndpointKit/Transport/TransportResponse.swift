@@ -19,6 +19,8 @@ public struct TransportResponse: Sendable {
     /// ``Transport/send(_:options:)`` returned. A transport that collects the body before returning should set
     /// it, so that ``Response/timeToFirstByte`` does not include the body.
     public var headReceivedAt: ContinuousClock.Instant?
+    /// Where the response came from: the transport, or the client's cache.
+    var source = ResponseSource.network
 
     /// Creates a response.
     public init(

@@ -1,0 +1,132 @@
+import Foundation
+
+/// The cache's part in one hop whose body is collected: look up before sending, and afterwards store, freshen
+/// from a 304, or fall back to a stale response on an error (RFC 9111, RFC 5861).
+struct CacheStep: Sendable {
+    let cache: HTTPCache
+    let key: HTTPCache.Key
+    let rules: RequestCacheRules
+    /// The stored variant that matches the request's `Vary` selection.
+    let selected: HTTPCache.Entry?
+    /// Every stored variant under the key.
+    let variants: [HTTPCache.Entry]
+    /// How the selected variant stands now.
+    let assessment: CacheRules.Assessment?
+
+    /// What to do before sending.
+    enum Decision: Sendable {
+        /// Serve this stored response; send nothing.
+        case serve(TransportResponse)
+        /// Serve this stale response, and revalidate it in the background with the request.
+        case serveWhileRevalidating(TransportResponse, TransportRequest)
+        /// Send this request: the original, or made conditional on what is stored.
+        case send(TransportRequest)
+    }
+
+    /// The step for `request`, or `nil` when the cache stays out of it: another method than GET or HEAD, a body
+    /// the caller streams or writes, an endpoint that opted out, or a request with conditions of its own.
+    init?(cache: HTTPCache?, request: TransportRequest, options: RequestOptions, body: ResponseBodyHandling,
+          redactor: Redactor)
+    {
+        guard let cache, options.isCached, request.method == .get || request.method == .head,
+            case .collect = body
+        else { return nil }
+        let conditions: [HTTPHeaders.Name] = [.ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince, .ifRange,
+            "range"]
+        guard !conditions.contains(where: request.headers.contains) else { return nil }
+        self.cache = cache
+        key = cache.key(for: request, redactor: redactor)
+        rules = RequestCacheRules(options.cacheDirectives, headers: request.headers)
+        (selected, variants) = cache.lookup(key, headers: request.headers)
+        assessment = selected.map { CacheRules.Assessment($0, now: cache.now()) }
+    }
+
+    /// Serve, serve and revalidate, or send (conditionally when something stored has a validator).
+    func decide(for request: TransportRequest) throws(EndpointError) -> Decision {
+        if let selected, let assessment {
+            if assessment.isServable(for: rules) { return .serve(response(from: selected, to: request, age: true)) }
+            if assessment.isServableWhileRevalidating(for: rules) {
+                return .serveWhileRevalidating(
+                    response(from: selected, to: request, age: true),
+                    conditional(request)
+                )
+            }
+        }
+        guard !rules.onlyIfCached else {
+            throw EndpointError(
+                .notCached,
+                "the request allows only a stored response (only-if-cached), and none that it accepts is stored"
+            )
+        }
+        return .send(conditional(request))
+    }
+
+    /// `request` with `If-None-Match` (every stored variant's `ETag`) and `If-Modified-Since` (the selected
+    /// variant's `Last-Modified`), when there are any (§4.3.1).
+    func conditional(_ request: TransportRequest) -> TransportRequest {
+        var request = request
+        var tags: [String] = []
+        for tag in variants.compactMap({ $0.headers[.eTag] }) where !tags.contains(tag) { tags.append(tag) }
+        if !tags.isEmpty { request.headers[.ifNoneMatch] = tags.joined(separator: ", ") }
+        if let modified = selected?.headers[.lastModified] { request.headers[.ifModifiedSince] = modified }
+        return request
+    }
+
+    /// What the caller gets once the response to the sent request is in (its body collected): the stored
+    /// response freshened by a 304; a stale one in place of a 500, 502, 503 or 504 where `stale-if-error`
+    /// allows; or the response itself, stored when allowed. `nil` for a 304 that names no stored variant: the
+    /// caller sends the request again without conditions.
+    func finish(_ response: TransportResponse, to request: TransportRequest, sentAt: Date) -> TransportResponse? {
+        if response.statusCode == 304 {
+            guard let entry = cache.freshen(
+                with: response, key: key, selected: selected, variants: variants, sentAt: sentAt)
+            else { return nil }
+            var served = self.response(from: entry, to: request, age: false)
+            served.source = .revalidated
+            served.headReceivedAt = response.headReceivedAt
+            return served
+        }
+        if [500, 502, 503, 504].contains(response.statusCode), let stale = staleOnError(to: request) {
+            return stale
+        }
+        cache.storeIfAllowed(
+            response, body: response.bufferedBody, for: request, key: key, rules: rules, sentAt: sentAt)
+        return response
+    }
+
+    /// The stored response in place of a failure, where `stale-if-error` allows it.
+    func staleOnError(to request: TransportRequest) -> TransportResponse? {
+        guard let selected, let assessment, assessment.isServableOnError(for: rules) else { return nil }
+        return response(from: selected, to: request, age: true)
+    }
+
+    /// Revalidates `entry` in the background once (`stale-while-revalidate`): a 304 freshens it, a storable
+    /// response replaces it, and anything else leaves it as it is.
+    func revalidateInBackground(_ request: TransportRequest, transport: any Transport, options: TransportOptions) {
+        guard cache.beginBackgroundRevalidation(of: key) else { return }
+        let step = self
+        Task {
+            defer { step.cache.endBackgroundRevalidation(of: step.key) }
+            let sentAt = step.cache.now()
+            guard var response = try? await transport.send(request, options: options),
+                case .collect(let limit) = options.body,
+                let body = try? await response.body.collect(upTo: limit)
+            else { return }
+            response.body = ResponseBody(body)
+            _ = step.finish(response, to: request, sentAt: sentAt)
+        }
+    }
+
+    /// A stored entry as a response to `request`, with an `Age` header when `age` is `true` (§5.1).
+    private func response(from entry: HTTPCache.Entry, to request: TransportRequest, age: Bool) -> TransportResponse {
+        var headers = entry.headers
+        if age {
+            let seconds = CacheRules.currentAge(of: entry, now: cache.now())
+            headers[.age] = String(Int(min(seconds, 2_147_483_648)))
+        }
+        var response = TransportResponse(statusCode: entry.statusCode, headers: headers, url: request.url,
+            data: entry.body)
+        response.source = .cache
+        return response
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+extension HTTPCache {
+    /// Where an ``HTTPCache`` keeps its responses: ``MemoryCacheStorage`` (the default), ``DiskCacheStorage``, or
+    /// your own.
+    ///
+    /// A storage keeps entries under keys and bounds itself; the cache decides what to store, what is fresh and
+    /// what a 304 changes. Several variants (one per `Vary` selection) can share a key. Every method may be
+    /// called from any task at once.
+    public protocol Storage: Sendable {
+        /// The variants stored under `key`, most recently stored first; reading counts as a use.
+        func entries(for key: Key) -> [Entry]
+        /// Stores `entry` under `key`, replacing a variant with the same ``Entry/secondaryKey``.
+        func store(_ entry: Entry, for key: Key)
+        /// Removes every variant under `key`.
+        func removeEntries(for key: Key)
+        /// Removes every entry for `url`, whatever its partition and method: what a successful unsafe request
+        /// to it does (RFC 9111 §4.4).
+        func removeEntries(forURL url: String)
+        /// Removes everything.
+        func removeAll()
+        /// A secret for the cache's keyed hashes that this storage keeps, or `nil` (the default) for a random
+        /// one per cache. A storage that outlives the process keeps one, so that partitions and variants match
+        /// across runs; it must be as private as the stored responses.
+        var partitionSecret: Data? { get }
+    }
+
+    /// What a stored response is found by: the partition of the credentials it was fetched with, the method and
+    /// the target URI (RFC 9111 §4.1's primary key, partitioned).
+    public struct Key: Sendable, Hashable {
+        /// A keyed hash of the request's credentials (its secret headers), as hexadecimal; empty without any.
+        /// Never the credentials themselves.
+        public var partition: String
+        /// The request's method.
+        public var method: HTTPMethod
+        /// The request's URL, query included, as sent. A storage that writes keys anywhere should hash it: secret
+        /// query values are part of it.
+        public var url: String
+
+        /// Creates a key.
+        public init(partition: String, method: HTTPMethod, url: String) {
+            self.partition = partition
+            self.method = method
+            self.url = url
+        }
+    }
+
+    /// One stored response.
+    public struct Entry: Sendable, Hashable {
+        /// The status code.
+        public var statusCode: Int
+        /// The response headers as stored: those of the response, updated by each 304 since, without
+        /// `Set-Cookie`.
+        public var headers: HTTPHeaders
+        /// The whole body.
+        public var body: Data
+        /// When the request that got this response was sent.
+        public var requestDate: Date
+        /// When its response arrived (or, after a 304, the 304).
+        public var responseDate: Date
+        /// A keyed hash of the request headers the response's `Vary` names, or `nil` when it has no `Vary`: a
+        /// request matches this variant when its own headers hash the same.
+        public var secondaryKey: String?
+
+        /// Creates an entry.
+        public init(
+            statusCode: Int,
+            headers: HTTPHeaders,
+            body: Data,
+            requestDate: Date,
+            responseDate: Date,
+            secondaryKey: String?
+        ) {
+            self.statusCode = statusCode
+            self.headers = headers
+            self.body = body
+            self.requestDate = requestDate
+            self.responseDate = responseDate
+            self.secondaryKey = secondaryKey
+        }
+
+        /// Bytes the entry takes, as storages count them against their bound: the body, the headers and a fixed
+        /// 256 for the rest.
+        public var size: Int {
+            headers.reduce(body.count + 256) { $0 + $1.name.rawValue.utf8.count + $1.value.utf8.count + 4 }
+        }
+    }
+}

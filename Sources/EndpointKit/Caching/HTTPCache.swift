@@ -1,0 +1,183 @@
+import Foundation
+
+/// A private HTTP cache (RFC 9111) that every ``EndpointClient`` has unless told otherwise: repeated GETs of a
+/// fresh response cost no request, and stale ones cost a conditional request whose 304 carries no body.
+///
+///     let client = EndpointClient(environment: .production)                     // a 16 MiB cache in memory
+///     let big = EndpointClient(environment: .production, cache: HTTPCache(storage: MemoryCacheStorage(maximumSize: 64 << 20)))
+///     let none = EndpointClient(environment: .production, cache: nil)           // no cache
+///
+/// It is safe on by default because it is private to its client and **partitioned by credential**: a response
+/// fetched with one token, API key or cookie is never served to a call with another or with none. The
+/// partition is a keyed hash (HMAC-SHA-256 under a secret of this cache, or of its disk storage) of the
+/// request's secret headers, never the headers themselves, and nothing the cache stores or reports shows it.
+///
+/// See <doc:Caching> for what is stored, for how long, and what never is.
+public final class HTTPCache: Sendable {
+    /// Where responses are kept.
+    public let storage: any Storage
+    /// The secret of the keyed hashes: the storage's, or a random one for this cache.
+    private let secret: [UInt8]
+    /// Wall-clock time, which `Date`, `Expires` and `Age` are read against.
+    let now: @Sendable () -> Date
+    /// Keys being revalidated in the background, so that one stale response starts one revalidation.
+    private let backgroundRevalidations = Locked(Set<Key>())
+
+    /// Creates a cache in `storage`, a ``MemoryCacheStorage`` of 16 MiB unless given.
+    ///
+    /// - Parameters:
+    ///   - storage: Where responses are kept.
+    ///   - date: The wall clock freshness is judged on; tests pass one they move by hand.
+    public init(
+        storage: any Storage = MemoryCacheStorage(),
+        date: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.storage = storage
+        if let secret = storage.partitionSecret, !secret.isEmpty {
+            self.secret = Array(secret)
+        } else {
+            var generator = SystemRandomNumberGenerator()
+            self.secret = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        }
+        now = date
+    }
+
+    /// Removes every stored response.
+    public func removeAll() { storage.removeAll() }
+
+    /// The key `request` is stored under: its method and URL in the partition of its secret headers.
+    func key(for request: TransportRequest, redactor: Redactor) -> Key {
+        var credentials: [String] = []
+        for field in request.headers where redactor.isSensitive(field.name) {
+            credentials.append("\(field.name.rawValue.lowercased()):\(field.value)")
+        }
+        let partition = credentials.isEmpty ? "" : hash(credentials.sorted().joined(separator: "\n"))
+        return Key(partition: partition, method: request.method, url: request.url.absoluteString)
+    }
+
+    /// The keyed hash of the request headers `names` select (RFC 9111 §4.1), or `nil` for no names.
+    func secondaryKey(selecting names: [String], from headers: HTTPHeaders) -> String? {
+        guard !names.isEmpty else { return nil }
+        let selected = names.map { name in
+            let values = headers.values(for: HTTPHeaders.Name(name)).map { $0.trimmingCharacters(in: .whitespaces) }
+            return "\(name):\(values.joined(separator: ", "))"
+        }
+        return hash(selected.joined(separator: "\n"))
+    }
+
+    /// The stored variants under `key`, and the one whose `Vary` selection matches `headers`.
+    func lookup(_ key: Key, headers: HTTPHeaders) -> (selected: Entry?, variants: [Entry]) {
+        let variants = storage.entries(for: key)
+        let selected = variants.first { entry in
+            let names = CacheRules.varyNames(entry.headers)
+            guard !names.contains("*") else { return false }
+            return secondaryKey(selecting: names, from: headers) == entry.secondaryKey
+        }
+        return (selected, variants)
+    }
+
+    /// Stores a complete response to `request` when RFC 9111 allows it; `Set-Cookie` is never kept.
+    func storeIfAllowed(
+        _ response: TransportResponse,
+        body: Data,
+        for request: TransportRequest,
+        key: Key,
+        rules: RequestCacheRules,
+        sentAt requestDate: Date
+    ) {
+        let control = CacheControl(response.headers)
+        guard
+            CacheRules.isStorable(
+                method: request.method,
+                statusCode: response.statusCode,
+                headers: response.headers,
+                control: control,
+                request: rules
+            )
+        else { return }
+        var headers = response.headers
+        headers.remove(.setCookie)
+        let entry = Entry(
+            statusCode: response.statusCode,
+            headers: headers,
+            body: body,
+            requestDate: requestDate,
+            responseDate: now(),
+            secondaryKey: secondaryKey(selecting: CacheRules.varyNames(headers), from: request.headers)
+        )
+        storage.store(entry, for: key)
+    }
+
+    /// Freshens the stored variant a 304 names (§4.3.4: by strong `ETag`, else `Last-Modified`, else the one
+    /// that was selected) with the 304's headers and times, stores it, and returns it; `nil` when none matches.
+    func freshen(
+        with notModified: TransportResponse,
+        key: Key,
+        selected: Entry?,
+        variants: [Entry],
+        sentAt requestDate: Date
+    ) -> Entry? {
+        var target: Entry?
+        if let tag = notModified.headers[.eTag] {
+            target = variants.first { $0.headers[.eTag].map { Self.weaklyEqual($0, tag) } ?? false }
+        } else if let modified = notModified.headers[.lastModified] {
+            target = variants.first { $0.headers[.lastModified] == modified }
+        } else {
+            target = selected
+        }
+        guard var entry = target else { return nil }
+        for name in Set(notModified.headers.map(\.name)) where !CacheRules.keptOn304.contains(name) {
+            entry.headers.remove(name)
+            for value in notModified.headers.values(for: name) { entry.headers.add(value, for: name) }
+        }
+        entry.requestDate = requestDate
+        entry.responseDate = now()
+        storage.store(entry, for: key)
+        return entry
+    }
+
+    /// After a successful unsafe request (2xx or 3xx to other than GET, HEAD, OPTIONS or TRACE), removes what is
+    /// stored for its URL and for a same-origin `Location` or `Content-Location` (§4.4), in every partition.
+    func invalidate(after request: TransportRequest, statusCode: Int, headers: HTTPHeaders) {
+        guard !([.get, .head, .options, HTTPMethod("TRACE")] as [HTTPMethod]).contains(request.method), (200..<400).contains(statusCode) else {
+            return
+        }
+        storage.removeEntries(forURL: request.url.absoluteString)
+        let origin = Origin(request.url)
+        for name in [HTTPHeaders.Name.location, .contentLocation] {
+            guard let value = headers[name], let target = URL(string: value, relativeTo: request.url)?.absoluteURL,
+                Origin(target) == origin
+            else { continue }
+            storage.removeEntries(forURL: target.absoluteString)
+        }
+    }
+
+    /// Claims the background revalidation of `key`; `false` when one is already running.
+    func beginBackgroundRevalidation(of key: Key) -> Bool {
+        backgroundRevalidations.withLock { $0.insert(key).inserted }
+    }
+
+    /// Ends the background revalidation of `key`.
+    func endBackgroundRevalidation(of key: Key) {
+        _ = backgroundRevalidations.withLock { $0.remove(key) }
+    }
+
+    /// HMAC-SHA-256 of `text` under the cache's secret, as hexadecimal (the first 128 bits).
+    private func hash(_ text: String) -> String {
+        SHA256.authenticationCode(for: Array(text.utf8), key: secret).prefix(16).hexadecimal
+    }
+
+    /// RFC 9110 §8.8.3.2's weak comparison: the opaque tags equal, `W/` ignored.
+    static func weaklyEqual(_ first: String, _ second: String) -> Bool {
+        func opaque(_ tag: String) -> Substring {
+            let trimmed = tag.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : Substring(trimmed)
+        }
+        return opaque(first) == opaque(second)
+    }
+}
+
+extension HTTPCache.Storage {
+    /// `nil`: a cache in this storage hashes under a random secret of its own.
+    public var partitionSecret: Data? { nil }
+}
