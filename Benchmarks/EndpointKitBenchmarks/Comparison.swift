@@ -191,7 +191,8 @@ func compare(baseURL: URL, pairs: Int) async throws {
                 transport: transport,
                 envelope: .networkResponse,
                 middleware: [auth, Retry(), Throttle(maxConcurrent: benchCase.concurrency), ExchangeLogging { _ in }],
-                validators: [.errorEnvelope(BenchAPIError.self)]
+                validators: [.errorEnvelope(BenchAPIError.self)],
+                cache: nil
             )
         } else {
             var defaults = RequestDefaults()
@@ -200,7 +201,8 @@ func compare(baseURL: URL, pairs: Int) async throws {
                 environment: environment,
                 transport: transport,
                 envelope: .networkResponse,
-                defaults: defaults
+                defaults: defaults,
+                cache: nil
             )
         }
         let file = benchCase.file
@@ -280,7 +282,8 @@ func profile(side: String, baseURL: URL, count: Int) async throws {
                 sendsNonIdempotentRequestsOnFreshConnections: fresh
             ),
             envelope: .networkResponse,
-            defaults: defaults
+            defaults: defaults,
+            cache: nil
         )
         for _ in 0..<count { _ = try await client.response(for: .benchUser(file)) }
     }
@@ -309,7 +312,8 @@ func pipelineCost(baseURL: URL, count: Int) async throws {
     let plain = EndpointClient(
         environment: ServerEnvironment(baseURL: api),
         transport: InstantTransport(body: body),
-        envelope: .networkResponse
+        envelope: .networkResponse,
+        cache: nil
     )
     start = clock.now
     for _ in 0..<count { _ = try await plain.response(for: .benchUser("user-1k.json")) }
@@ -320,7 +324,8 @@ func pipelineCost(baseURL: URL, count: Int) async throws {
         transport: InstantTransport(body: body),
         envelope: .networkResponse,
         middleware: [auth, Retry(), Throttle(maxConcurrent: 16), ExchangeLogging { _ in }],
-        validators: [.errorEnvelope(BenchAPIError.self)]
+        validators: [.errorEnvelope(BenchAPIError.self)],
+        cache: nil
     )
     start = clock.now
     for _ in 0..<count { _ = try await full.response(for: .authenticatedBenchUser("user-1k.json")) }
@@ -342,8 +347,8 @@ private struct Arrivals: Decodable, Sendable { var count: Int }
 func cancelStorm(faultURL: URL, count: Int) async throws {
     let key = UUID().uuidString
     let environment = ServerEnvironment(baseURL: faultURL)
-    let client = EndpointClient(environment: environment)
-    let probe = EndpointClient(environment: environment)
+    let client = EndpointClient(environment: environment, cache: nil)
+    let probe = EndpointClient(environment: environment, cache: nil)
     let held = Endpoint<EndpointKinds.Public, Data>(path: "hold/\(key)")
     let arrivals = Endpoint<EndpointKinds.Public, Arrivals>(path: "count/hold/\(key)")
     let perHost = URLSessionTransport.defaultConfiguration().httpMaximumConnectionsPerHost
@@ -373,7 +378,7 @@ func cancelStorm(faultURL: URL, count: Int) async throws {
 
 /// Deadlines that fire around the arrival of a 3xx, many times over: the process must survive every one.
 func redirectCancelStress(faultURL: URL, calls: Int) async throws {
-    let client = EndpointClient(environment: ServerEnvironment(baseURL: faultURL))
+    let client = EndpointClient(environment: ServerEnvironment(baseURL: faultURL), cache: nil)
     let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
         var started = 0
         var outcomes: [String: Int] = [:]

@@ -14,10 +14,10 @@ func downloadMemory(nginxURL: URL, mebibytes: Int, rounds: Int, only: String?) a
     let source = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString).bin")
     try writeFile(megabytes: mebibytes, to: source)
     defer { try? FileManager.default.removeItem(at: source) }
-    let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL))
+    let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL), cache: nil)
     var inParts = RequestDefaults()
     inParts.downloadPartSize = 8 << 20
-    let partsClient = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL), defaults: inParts)
+    let partsClient = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL), defaults: inParts, cache: nil)
     let path = try await upload(source, as: "download-\(UUID().uuidString).bin", with: client)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

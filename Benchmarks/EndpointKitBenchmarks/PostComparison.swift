@@ -44,7 +44,8 @@ func comparePosts(echoURL: URL, pairs: Int, count: Int, concurrency: Int) async 
     }
     let client = EndpointClient(
         environment: ServerEnvironment(baseURL: echoURL),
-        transport: URLSessionTransport(configuration: configuration)
+        transport: URLSessionTransport(configuration: configuration),
+        cache: nil
     )
     let post = Endpoint<EndpointKinds.Public, Data>(method: .post, path: "posts", body: DataBody(body))
     let kit: @Sendable () async throws -> Void = { _ = try await client.response(for: post) }

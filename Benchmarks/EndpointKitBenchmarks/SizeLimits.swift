@@ -15,7 +15,7 @@ func resetPeakResident() {
 func sizeLimits(faultURL: URL, limitMiB: Int) async throws {
     var defaults = RequestDefaults()
     defaults.maximumResponseSize = limitMiB << 20
-    let client = EndpointClient(environment: ServerEnvironment(baseURL: faultURL), defaults: defaults)
+    let client = EndpointClient(environment: ServerEnvironment(baseURL: faultURL), defaults: defaults, cache: nil)
     let cases: [(name: String, kind: String, mebibytes: Int, query: [URLQueryItem])] = [
         ("Content-Length 256 MiB", "length", 256, []),
         ("chunked 256 MiB", "chunked", 256, []),
@@ -24,7 +24,7 @@ func sizeLimits(faultURL: URL, limitMiB: Int) async throws {
         ("deflate 1 GiB of zeros", "bomb", 1024, [URLQueryItem(name: "encoding", value: "deflate")]),
     ]
     // Counters are read through a client of their own, so that its session is not busy with the case's transfer.
-    let counter = EndpointClient(environment: ServerEnvironment(baseURL: faultURL))
+    let counter = EndpointClient(environment: ServerEnvironment(baseURL: faultURL), cache: nil)
     print("size-limits: limit \(limitMiB) MiB")
     for (name, kind, mebibytes, query) in cases {
         let key = UUID().uuidString

@@ -30,7 +30,7 @@ func streamMemory(nginxURL: URL, mebibytes: Int) async throws {
     }
     try handle.close()
     defer { try? FileManager.default.removeItem(at: source) }
-    let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL))
+    let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL), cache: nil)
     let path = try await upload(source, as: "stream-\(UUID().uuidString).jsonl", with: client)
 
     resetPeakResident()

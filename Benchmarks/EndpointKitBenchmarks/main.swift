@@ -61,7 +61,7 @@ func multipartUpload(baseURL: URL, megabytes: Int) async throws {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("ek-bench-\(UUID().uuidString).bin")
     try writeFile(megabytes: megabytes, to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let client = EndpointClient(environment: ServerEnvironment(baseURL: baseURL))
+    let client = EndpointClient(environment: ServerEnvironment(baseURL: baseURL), cache: nil)
     let endpoint = Endpoint<EndpointKinds.Public, EmptyResponse>(
         method: .put,
         path: "uploads/bench-\(UUID().uuidString)",
@@ -111,7 +111,8 @@ func load(baseURL: URL, requests: Int, concurrency: Int) async throws {
     let client = EndpointClient(
         environment: ServerEnvironment(baseURL: baseURL),
         transport: URLSessionTransport(configuration: configuration),
-        middleware: [Retry(), Throttle(maxConcurrent: concurrency), ExchangeLogging { _ in }]
+        middleware: [Retry(), Throttle(maxConcurrent: concurrency), ExchangeLogging { _ in }],
+        cache: nil
     )
     let clock = ContinuousClock()
     let start = clock.now

@@ -52,14 +52,16 @@ private func run(side: String, baseURL: URL, count: Int) async throws {
             transport: URLSessionTransport(configuration: configuration),
             envelope: .networkResponse,
             middleware: [auth, Retry(), Throttle(maxConcurrent: 16), ExchangeLogging { _ in }],
-            validators: [.errorEnvelope(APIError.self)]
+            validators: [.errorEnvelope(APIError.self)],
+            cache: nil
         )
         for _ in 0..<count { _ = try await client.response(for: .user) }
     } else {
         let client = EndpointClient(
             environment: ServerEnvironment(baseURL: baseURL),
             transport: URLSessionTransport(configuration: configuration),
-            envelope: .networkResponse
+            envelope: .networkResponse,
+            cache: nil
         )
         let endpoint = Endpoint<EndpointKinds.Public, User>(path: "user-1k.json")
         for _ in 0..<count { _ = try await client.response(for: endpoint) }

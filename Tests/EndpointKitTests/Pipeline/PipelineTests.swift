@@ -14,6 +14,8 @@ final class EventLog: ExchangeObserver {
 
     func observe(_ event: ExchangeEvent) { events.withLock { $0.append(event) } }
 
+    var all: [ExchangeEvent] { events.withLock { $0 } }
+
     var records: [ExchangeRecord] {
         events.withLock { events in
             events.compactMap { event in

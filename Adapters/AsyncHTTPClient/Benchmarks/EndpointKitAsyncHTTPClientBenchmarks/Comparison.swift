@@ -36,7 +36,8 @@ enum Comparison {
         let client = EndpointClient(
             environment: ServerEnvironment(baseURL: nginxURL),
             transport: transport,
-            envelope: .networkResponse
+            envelope: .networkResponse,
+            cache: nil
         )
         let url = nginxURL.appendingPathComponent("user-1k.json")
         let rawCall: @Sendable () async throws -> Void = { try await rawFetch(url, with: http) }

@@ -31,7 +31,7 @@ enum IdleStream {
     /// `urlsession`), and describes the CPU it used per second of wall time.
     static func run(side: String, faultURL: URL, lines: Int) async throws -> String {
         let transport: any Transport = side == "urlsession" ? URLSessionTransport() : AsyncHTTPClientTransport()
-        let client = EndpointClient(environment: ServerEnvironment(baseURL: faultURL), transport: transport)
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: faultURL), transport: transport, cache: nil)
         var endpoint = Endpoint<EndpointKinds.Public, JSONLines<Line>>(
             path: "jsonl/idle-\(UUID().uuidString)/\(lines)",
             queryItems: [URLQueryItem(name: "delay-ms", value: "1000")]

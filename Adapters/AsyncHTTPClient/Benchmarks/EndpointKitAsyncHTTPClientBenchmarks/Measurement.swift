@@ -49,7 +49,8 @@ struct Measurement: CustomStringConvertible {
         // `urlsession` is EndpointKit over URLSessionTransport, for contrast.
         let client = EndpointClient(
             environment: ServerEnvironment(baseURL: nginxURL),
-            transport: side == "urlsession" ? URLSessionTransport() : transport
+            transport: side == "urlsession" ? URLSessionTransport() : transport,
+            cache: nil
         )
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-ahc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -9,7 +9,7 @@ enum Preparation {
     static func upload(nginxURL: URL, mebibytes: Int, cases: Set<String>) async throws -> [String] {
         let transport = AsyncHTTPClientTransport()
         defer { Task { try await transport.shutdown() } }
-        let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL), transport: transport)
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: nginxURL), transport: transport, cache: nil)
         let size = mebibytes << 20
         var lines: [String] = []
         if cases.contains("json-lines") {

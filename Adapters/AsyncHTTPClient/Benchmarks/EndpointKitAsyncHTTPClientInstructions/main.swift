@@ -42,7 +42,8 @@ private func run(side: String, baseURL: URL, count: Int) async throws {
         let client = EndpointClient(
             environment: ServerEnvironment(baseURL: baseURL),
             transport: transport,
-            envelope: .networkResponse
+            envelope: .networkResponse,
+            cache: nil
         )
         let endpoint = Endpoint<EndpointKinds.Public, User>(path: "user-1k.json")
         for _ in 0..<count { _ = try await client.response(for: endpoint) }

@@ -1,0 +1,85 @@
+import EndpointKitTesting
+import Foundation
+
+@testable import EndpointKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A wall clock a test moves by hand.
+final class WallClock: Sendable {
+    private let now = Locked(Date(timeIntervalSince1970: 1_700_000_000))
+    var date: Date { now.withLock { $0 } }
+    func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
+    /// `date` as an HTTP-date, e.g. for a `Date` header.
+    var httpDate: String { Self.format(date) }
+    static func format(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}
+
+/// A client with a cache on a hand-moved wall clock, and a stub server that answers with `reply` and counts.
+struct CacheHarness: Sendable {
+    let wall = WallClock()
+    let transport: StubTransport
+    let client: EndpointClient
+    let cache: HTTPCache
+    let storage: MemoryCacheStorage
+    let events: EventLog
+
+    /// `reply` gets each request and the number it is (from 1).
+    init(
+        storage: MemoryCacheStorage = MemoryCacheStorage(),
+        middleware: [any Middleware] = [],
+        reply: @escaping @Sendable (TransportRequest, Int) throws -> StubResponse
+    ) {
+        let counter = Locked(0)
+        let wall = self.wall
+        transport = StubTransport { request in
+            let number = counter.withLock { count in
+                count += 1
+                return count
+            }
+            return try reply(request, number)
+        }
+        self.storage = storage
+        cache = HTTPCache(storage: storage, date: { wall.date })
+        events = EventLog()
+        client = EndpointClient(
+            environment: Fixture.environment,
+            transport: transport,
+            middleware: middleware,
+            observers: [events],
+            cache: cache
+        )
+    }
+
+    /// How many requests reached the server.
+    var sent: Int { get async { await transport.transportRequests.count } }
+    /// The last request that reached the server.
+    var last: TransportRequest? { get async { await transport.transportRequests.last } }
+}
+
+extension EventLog {
+    /// Where each response the cache took part in came from, in order.
+    var cacheSources: [ResponseSource] {
+        all.compactMap { event in
+            if case .cache(_, _, let source) = event { return source }
+            return nil
+        }
+    }
+}
+
+extension StubResponse {
+    /// A 200 with a JSON item body and `headers`.
+    static func item(_ id: Int, _ name: String, headers: HTTPHeaders) -> StubResponse {
+        var headers = headers
+        headers[.contentType] = "application/json"
+        return .response(status: 200, headers: headers, body: Data(#"{"id": \#(id), "name": "\#(name)"}"#.utf8))
+    }
+}
