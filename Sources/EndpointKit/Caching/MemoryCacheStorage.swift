@@ -47,6 +47,9 @@ public final class MemoryCacheStorage: HTTPCache.Storage {
     /// The number of keys stored now.
     public var count: Int { state.withLock { $0.slots.count } }
 
+    /// The keys stored now, in no order.
+    public var keys: [HTTPCache.Key] { state.withLock { Array($0.slots.keys) } }
+
     public func entries(for key: HTTPCache.Key) -> [HTTPCache.Entry] {
         state.withLock { state in
             guard state.slots[key] != nil else { return [] }

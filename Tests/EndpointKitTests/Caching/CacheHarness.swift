@@ -31,12 +31,14 @@ struct CacheHarness: Sendable {
     let cache: HTTPCache
     let storage: MemoryCacheStorage
     let events: EventLog
+    /// An element each time something is stored: a signal to wait on for work done in the background.
+    let stores: AsyncStream<Void>
 
     /// `reply` gets each request and the number it is (from 1).
     init(
         storage: MemoryCacheStorage = MemoryCacheStorage(),
         middleware: [any Middleware] = [],
-        reply: @escaping @Sendable (TransportRequest, Int) throws -> StubResponse
+        reply: @escaping @Sendable (TransportRequest, Int) async throws -> StubResponse
     ) {
         let counter = Locked(0)
         let wall = self.wall
@@ -45,10 +47,12 @@ struct CacheHarness: Sendable {
                 count += 1
                 return count
             }
-            return try reply(request, number)
+            return try await reply(request, number)
         }
         self.storage = storage
-        cache = HTTPCache(storage: storage, date: { wall.date })
+        let (stores, continuation) = AsyncStream<Void>.makeStream()
+        self.stores = stores
+        cache = HTTPCache(storage: NotifyingStorage(inner: storage, stored: continuation), date: { wall.date })
         events = EventLog()
         client = EndpointClient(
             environment: Fixture.environment,
@@ -82,4 +86,19 @@ extension StubResponse {
         headers[.contentType] = "application/json"
         return .response(status: 200, headers: headers, body: Data(#"{"id": \#(id), "name": "\#(name)"}"#.utf8))
     }
+}
+
+/// A storage that reports each store, so that a test waits for a background revalidation by a signal.
+private struct NotifyingStorage: HTTPCache.Storage {
+    let inner: MemoryCacheStorage
+    let stored: AsyncStream<Void>.Continuation
+    func entries(for key: HTTPCache.Key) -> [HTTPCache.Entry] { inner.entries(for: key) }
+    func store(_ entry: HTTPCache.Entry, for key: HTTPCache.Key) {
+        inner.store(entry, for: key)
+        stored.yield()
+    }
+    func removeEntries(for key: HTTPCache.Key) { inner.removeEntries(for: key) }
+    func removeEntries(forURL url: String) { inner.removeEntries(forURL: url) }
+    func removeAll() { inner.removeAll() }
+    var partitionSecret: Data? { nil }
 }
