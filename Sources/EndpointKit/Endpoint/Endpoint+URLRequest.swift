@@ -171,7 +171,7 @@ extension Endpoint {
     }
 
     /// ``Endpoint/url`` as sent: checked, without its fragment, with ``queryItems`` (and, at the environment's
-    /// origin, the environment's query items) after its own query.
+    /// origin, the environment's query items the URL does not name) after its own query.
     private func makeAbsoluteURL(_ url: URL, in environment: ServerEnvironment) throws(EndpointError) -> URL {
         guard Self.isHTTPWithHost(url) else {
             throw invalidURL("the endpoint's URL must be an absolute http or https URL with a host", url)
@@ -181,7 +181,14 @@ extension Endpoint {
         }
         var text = url.absoluteString
         if let fragment = text.firstIndex(of: "#") { text = String(text[..<fragment]) }
-        let query = encodedQuery(adding: isAtOrigin(of: environment) ? environment.queryItems : [])
+        // The environment's query items go to its origin only, and not twice: a next-page link that already
+        // names one keeps its own.
+        var defaults = isAtOrigin(of: environment) ? environment.queryItems : []
+        if !defaults.isEmpty {
+            let named = Set(URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems?.map(\.name) ?? [])
+            defaults.removeAll { named.contains($0.name) }
+        }
+        let query = encodedQuery(adding: defaults)
         if !query.isEmpty {
             if text.hasSuffix("?") { text.removeLast() }
             text += (text.firstIndex(of: "?") == nil ? "?" : "&") + query.joined(separator: "&")

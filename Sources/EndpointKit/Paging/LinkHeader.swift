@@ -1,0 +1,79 @@
+import Foundation
+
+/// `Link` header fields (RFC 8288 §3) read into their targets and parameters.
+enum LinkHeader {
+    /// One link: its target as written, and its parameters by lowercase name, unquoted.
+    struct Link: Equatable {
+        var target: String
+        var parameters: [String: String]
+
+        /// The relation types of `rel`, lowercased (a `rel` may hold several, separated by spaces).
+        var relations: [String] {
+            (parameters["rel"] ?? "").lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        }
+    }
+
+    /// Every link in every `Link` field of `headers`, in order.
+    static func links(in headers: HTTPHeaders) -> [Link] {
+        headers.values(for: .link).flatMap(parse)
+    }
+
+    /// The target of the first link whose relation types include `relation`, resolved against `base` (the
+    /// URL that answered), or `nil` when there is none or it is not a URL.
+    static func target(of relation: String, in headers: HTTPHeaders, relativeTo base: URL?) -> URL? {
+        guard let link = links(in: headers).first(where: { $0.relations.contains(relation) }) else { return nil }
+        return URL(string: link.target, relativeTo: base)?.absoluteURL
+    }
+
+    /// The links of one field value: `<uri>; name=value; name="quoted, value", <uri2>; …`.
+    static func parse(_ value: String) -> [Link] {
+        var links: [Link] = []
+        var characters = Substring(value)
+        while true {
+            characters = characters.drop { $0 == " " || $0 == "\t" || $0 == "," }
+            guard characters.first == "<", let close = characters.firstIndex(of: ">") else { return links }
+            var link = Link(target: String(characters[characters.index(after: characters.startIndex)..<close]),
+                parameters: [:])
+            characters = characters[characters.index(after: close)...]
+            // Parameters, each after a ";", up to the "," that ends the link (outside quotes).
+            while true {
+                characters = characters.drop { $0 == " " || $0 == "\t" }
+                guard characters.first == ";" else { break }
+                characters = characters.dropFirst().drop { $0 == " " || $0 == "\t" }
+                let name = characters.prefix { $0 != "=" && $0 != ";" && $0 != "," }
+                characters = characters.dropFirst(name.count)
+                var parameterValue = ""
+                if characters.first == "=" {
+                    characters = characters.dropFirst().drop { $0 == " " || $0 == "\t" }
+                    if characters.first == "\"" {
+                        characters = characters.dropFirst()
+                        var escaped = false
+                        while let character = characters.first {
+                            characters = characters.dropFirst()
+                            if escaped {
+                                parameterValue.append(character)
+                                escaped = false
+                            } else if character == "\\" {
+                                escaped = true
+                            } else if character == "\"" {
+                                break
+                            } else {
+                                parameterValue.append(character)
+                            }
+                        }
+                    } else {
+                        let token = characters.prefix { $0 != ";" && $0 != "," }
+                        characters = characters.dropFirst(token.count)
+                        parameterValue = token.trimmingCharacters(in: .whitespaces)
+                    }
+                }
+                let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+                // The first occurrence of a parameter counts (RFC 8288 §3.3 for rel).
+                if !key.isEmpty, link.parameters[key] == nil { link.parameters[key] = parameterValue }
+            }
+            links.append(link)
+            guard let comma = characters.firstIndex(of: ",") else { return links }
+            characters = characters[comma...]
+        }
+    }
+}
