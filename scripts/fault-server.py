@@ -63,6 +63,18 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            serves the next request on the same connection (a hostile server's exact bytes);
                            &close=1 closes the connection after them instead, &hold=1 holds it until the client
                            closes it (then counts raw-closed/KEY)
+    GET  /cached/KEY       counted (cached/KEY, and cached-304/KEY or cached-200/KEY by answer); a JSON body
+                           {"version": V, "authorization": A} with ETag "V" ("V-value" with ?vary) (V is ?version=, default 1, or the number set
+                           by /bump/KEY), Last-Modified an hour ago and Cache-Control ?cc= (default "max-age=60");
+                           ?vary=NAME adds Vary: NAME and puts that request header in the body; answers 304 when
+                           If-None-Match names the current ETag. A (the Authorization header, or null) lets a test
+                           see whose response it got
+    POST /bump/KEY         counted; makes /cached/KEY serve the next version, and answers 204 with Location: /cached/KEY
+    GET  /pages/KEY?page=N a GitHub-style list of ?total= items (default 300) in pages of ?per_page= (default 30):
+                           a JSON array of {"id", "title"}, Link next/last (relative; absolute with ?absolute=1),
+                           a strong ETag per page, Cache-Control ?cc= (default "private, max-age=60") and
+                           Vary: Accept, Authorization, Cookie; a 304 when If-None-Match names the page's ETag.
+                           Counts pages/KEY, pages-200/KEY, pages-304/KEY and the body bytes sent as pages-bytes/KEY
 Connections are kept alive between requests, as real servers do.
 """
 import base64
@@ -74,6 +86,7 @@ import socketserver
 import sys
 import threading
 import time
+import urllib.parse
 
 counts = {}
 lock = threading.Condition()
@@ -555,6 +568,91 @@ def route_echo(request):
     respond(sock, 200, body, "application/octet-stream", closing)
 
 
+versions = {}
+
+
+def respond_head(sock, status, reason, headers, body=b""):
+    head = f"HTTP/1.1 {status} {reason}\r\n" + "".join(f"{name}: {value}\r\n" for name, value in headers)
+    head += f"Content-Length: {len(body)}\r\n\r\n"
+    sock.sendall(head.encode() + body)
+
+
+def tags_of(value):
+    return [tag.strip() for tag in value.split(",") if tag.strip()]
+
+
+def route_cached(request):
+    sock, key, headers = request.sock, request.key, request.headers
+    options = options_of(request.target, headers)
+    count("cached/" + key)
+    with lock:
+        version = options.get("version") or str(versions.get(key, 1))
+    vary = options.get("vary")
+    # A representation's tag names what it varies by: each variant has its own (RFC 9110 §8.8.3).
+    etag = f'"{version}-{headers.get(vary.lower(), "")}"' if vary else f'"{version}"'
+    fields = [
+        ("Content-Type", "application/json"),
+        ("ETag", etag),
+        ("Date", time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime())),
+        ("Last-Modified", time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() - 3600))),
+        ("Cache-Control", urllib.parse.unquote(options.get("cc", "max-age=60"))),
+    ]
+    if vary:
+        fields.append(("Vary", vary))
+    if etag in tags_of(headers.get("if-none-match", "")):
+        count("cached-304/" + key)
+        respond_head(sock, 304, "Not Modified", [field for field in fields if field[0] != "Content-Type"])
+        return
+    count("cached-200/" + key)
+    body = {"version": int(version), "authorization": headers.get("authorization")}
+    if vary:
+        body["varied"] = headers.get(vary.lower())
+    respond_head(sock, 200, "OK", fields, json.dumps(body).encode())
+
+
+def route_bump(request):
+    key = request.key
+    count("bump/" + key)
+    with lock:
+        versions[key] = versions.get(key, 1) + 1
+    respond_head(request.sock, 204, "No Content", [("Location", f"/cached/{key}")])
+
+
+def route_pages(request):
+    sock, key, headers, target = request.sock, request.key, request.headers, request.target
+    options = options_of(target, headers)
+    count("pages/" + key)
+    total, per_page = int(options.get("total", 300)), int(options.get("per_page", 30))
+    page = int(options.get("page", 1))
+    last = max(1, (total + per_page - 1) // per_page)
+    first_id = (page - 1) * per_page + 1
+    items = [{"id": i, "title": f"Issue {i}: " + "x" * 40} for i in range(first_id, min(total, page * per_page) + 1)]
+    body = json.dumps(items).encode()
+    etag = '"p%d-%d-%08x"' % (page, per_page, zlib.crc32(body))
+    prefix = f"http://127.0.0.1:{sock.getsockname()[1]}" if options.get("absolute") == "1" else ""
+    extra = "&absolute=1" if options.get("absolute") == "1" else ""
+    if "cc" in options:
+        extra += "&cc=" + options["cc"]
+    links = []
+    if page < last:
+        links.append(f'<{prefix}/pages/{key}?page={page + 1}&per_page={per_page}&total={total}{extra}>; rel="next"')
+    links.append(f'<{prefix}/pages/{key}?page={last}&per_page={per_page}&total={total}{extra}>; rel="last"')
+    fields = [
+        ("Content-Type", "application/json"),
+        ("ETag", etag),
+        ("Cache-Control", urllib.parse.unquote(options.get("cc", "private, max-age=60"))),
+        ("Vary", "Accept, Authorization, Cookie"),
+        ("Link", ", ".join(links)),
+    ]
+    if etag in tags_of(headers.get("if-none-match", "")):
+        count("pages-304/" + key)
+        respond_head(sock, 304, "Not Modified", [field for field in fields if field[0] != "Content-Type"])
+        return
+    count("pages-200/" + key)
+    add("pages-bytes/" + key, len(body))
+    respond_head(sock, 200, "OK", fields, body)
+
+
 # The first part of the path picks the route; the module docstring says what each one does.
 ROUTES = {
     "count": route_count,
@@ -578,6 +676,9 @@ ROUTES = {
     "file-redirect": route_file_redirect,
     "raw": route_raw,
     "echo": route_echo,
+    "cached": route_cached,
+    "bump": route_bump,
+    "pages": route_pages,
 }
 
 
