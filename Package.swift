@@ -23,6 +23,12 @@ let package = Package(
             dependencies: ["EndpointKit"],
             path: "Benchmarks/EndpointKitInstructions"
         ),
+        // Another process for the disk cache's tests: killed mid-write, or two at once on one directory.
+        .executableTarget(
+            name: "EndpointKitCacheWriter",
+            dependencies: ["EndpointKit"],
+            path: "Tests/EndpointKitCacheWriter"
+        ),
         .testTarget(name: "EndpointKitTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
         .testTarget(name: "EndpointKitIntegrationTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
     ],

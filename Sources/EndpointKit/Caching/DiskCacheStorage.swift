@@ -1,0 +1,325 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An ``HTTPCache/Storage`` in a directory you name, so that a CLI or an app starts with the responses it had.
+///
+///     let storage = try DiskCacheStorage(directory: cachesFolder.appendingPathComponent("api"))
+///     let client = EndpointClient(environment: .production, cache: HTTPCache(storage: storage))
+///
+/// - **Atomic:** an entry is written to a temporary file and renamed into place, so a crash mid-write leaves the
+///   old entry or none, never a torn one; an entry that does not read back whole is ignored.
+/// - **Shared:** several processes may use one directory at once. They share its secret, so that partitions
+///   match, and trim it under an `flock(2)` lock.
+/// - **Bounded:** when the bytes this process has added may have passed ``maximumSize``, the least recently
+///   used entries (by modification time, which a read renews) are removed until the directory fits.
+/// - **Versioned:** everything lives under `v1/`, and each file starts with a format mark; what an older or newer
+///   release wrote is ignored rather than misread.
+/// - **Private:** file names are keyed hashes, never URLs; the directory and its files are readable by their
+///   owner only. Stored responses are the server's; `Set-Cookie` is never stored, and request credentials are
+///   stored only as the keyed hash of the partition.
+public final class DiskCacheStorage: HTTPCache.Storage {
+    /// The most bytes the entries may take together.
+    public let maximumSize: Int
+    /// The most bytes one entry may take; a larger response is not stored.
+    public let maximumEntrySize: Int
+    /// The directory given, and the versioned one inside it that holds everything.
+    public let directory: URL
+    private let root: URL
+    private let entriesFolder: URL
+    private let temporaryFolder: URL
+    private let lockPath: String
+    private let secret: [UInt8]
+    /// Bytes this process believes the entries take: measured when it trims, and added to by each store.
+    private let estimatedSize: Locked<Int?> = Locked(nil)
+
+    /// The format mark at the start of every entry file, and the folder name of this format.
+    static let formatMark = Array("EKC1".utf8)
+    static let endMark = Array("EKC.".utf8)
+    static let version = "v1"
+
+    /// Opens (or creates) a storage in `directory`.
+    ///
+    /// - Parameters:
+    ///   - directory: Where entries live; created when missing.
+    ///   - maximumSize: The most bytes all entries may take: 64 MiB unless given.
+    ///   - maximumEntrySize: The most bytes one entry may take: 4 MiB unless given, and never more than
+    ///     `maximumSize`.
+    /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be created or written to.
+    public init(directory: URL, maximumSize: Int = 64 << 20, maximumEntrySize: Int = 4 << 20) throws(EndpointError) {
+        self.directory = directory
+        self.maximumSize = max(0, maximumSize)
+        self.maximumEntrySize = min(max(0, maximumEntrySize), self.maximumSize)
+        root = directory.appendingPathComponent(Self.version, isDirectory: true)
+        entriesFolder = root.appendingPathComponent("entries", isDirectory: true)
+        temporaryFolder = root.appendingPathComponent("tmp", isDirectory: true)
+        lockPath = root.appendingPathComponent("lock").path
+        do {
+            for folder in [directory, root, entriesFolder, temporaryFolder] {
+                try FileManager.default.createDirectory(
+                    at: folder,
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700]
+                )
+            }
+            secret = try Self.sharedSecret(in: root, temporaryFolder: temporaryFolder)
+        } catch {
+            throw EndpointError(
+                .invalidRequest,
+                "the cache directory \(directory.path) cannot be used: \(error)",
+                underlyingError: error
+            )
+        }
+    }
+
+    /// The secret every process using the directory shares: made once, by whichever process comes first.
+    private static func sharedSecret(in root: URL, temporaryFolder: URL) throws -> [UInt8] {
+        let path = root.appendingPathComponent("secret")
+        for _ in 0..<4 {
+            if let existing = try? Data(contentsOf: path), existing.count == 32 { return Array(existing) }
+            var generator = SystemRandomNumberGenerator()
+            let fresh = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            let candidate = temporaryFolder.appendingPathComponent(UUID().uuidString)
+            try Data(fresh).write(to: candidate)
+            chmod(candidate.path, 0o600)
+            // link(2) never replaces: of two processes making the secret at once, one wins and both read it.
+            let linked = link(candidate.path, path.path) == 0
+            unlink(candidate.path)
+            if linked { return fresh }
+        }
+        throw CocoaError(.fileReadCorruptFile)
+    }
+
+    public var partitionSecret: Data? { Data(secret) }
+
+    // MARK: Keys to files
+
+    private func hash(_ text: String) -> String {
+        SHA256.authenticationCode(for: Array(text.utf8), key: secret).prefix(20).hexadecimal
+    }
+
+    private func folder(forURL url: String) -> URL {
+        entriesFolder.appendingPathComponent(hash(url), isDirectory: true)
+    }
+
+    private func file(for key: HTTPCache.Key) -> URL {
+        folder(forURL: key.url).appendingPathComponent(hash("\(key.partition) \(key.method.rawValue)"))
+    }
+
+    // MARK: Storage
+
+    public func entries(for key: HTTPCache.Key) -> [HTTPCache.Entry] {
+        let file = file(for: key)
+        guard let data = try? Data(contentsOf: file), let entries = Self.decode(data) else { return [] }
+        // A read is a use: the modification time orders eviction.
+        _ = utimes(file.path, nil)
+        return entries
+    }
+
+    public func store(_ entry: HTTPCache.Entry, for key: HTTPCache.Key) {
+        var variants = entries(for: key).filter { $0.secondaryKey != entry.secondaryKey }
+        if entry.size <= maximumEntrySize { variants.insert(entry, at: 0) }
+        var total = variants.reduce(0) { $0 + $1.size }
+        while total > maximumEntrySize, let last = variants.popLast() { total -= last.size }
+        let file = file(for: key)
+        guard !variants.isEmpty else {
+            unlink(file.path)
+            return
+        }
+        let data = Self.encode(variants)
+        let temporary = temporaryFolder.appendingPathComponent(UUID().uuidString)
+        do {
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(),
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            try data.write(to: temporary)
+            chmod(temporary.path, 0o600)
+            // rename(2) replaces the old entry at once: a reader sees the old file or the new one, whole.
+            guard rename(temporary.path, file.path) == 0 else {
+                unlink(temporary.path)
+                return
+            }
+        } catch {
+            unlink(temporary.path)
+            return
+        }
+        let estimate = estimatedSize.withLock { size -> Int? in
+            guard let known = size else { return nil }
+            size = known + data.count
+            return size
+        }
+        if estimate.map({ $0 > maximumSize }) ?? true { trim() }
+    }
+
+    public func removeEntries(for key: HTTPCache.Key) {
+        unlink(file(for: key).path)
+    }
+
+    public func removeEntries(forURL url: String) {
+        try? FileManager.default.removeItem(at: folder(forURL: url))
+    }
+
+    public func removeAll() {
+        withLock {
+            try? FileManager.default.removeItem(at: entriesFolder)
+            try? FileManager.default.createDirectory(at: entriesFolder, withIntermediateDirectories: true)
+        }
+        estimatedSize.withLock { $0 = 0 }
+    }
+
+    /// The bytes the entry files take now, measured.
+    public var currentSize: Int { files().reduce(0) { $0 + $1.size } }
+
+    /// Measures the directory under the lock and removes the least recently used entries until it fits, and
+    /// temporary files a process that died mid-write left behind.
+    func trim() {
+        withLock {
+            var files = files()
+            var total = files.reduce(0) { $0 + $1.size }
+            if total > maximumSize {
+                files.sort { $0.modified < $1.modified }
+                for file in files where total > maximumSize {
+                    if unlink(file.path) == 0 { total -= file.size }
+                }
+            }
+            estimatedSize.withLock { $0 = total }
+            let abandoned = Date().addingTimeInterval(-600)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder.path)) ?? [] {
+                let path = temporaryFolder.appendingPathComponent(name).path
+                var info = stat()
+                if stat(path, &info) == 0, Self.modified(info) < abandoned.timeIntervalSince1970 {
+                    unlink(path)
+                }
+            }
+        }
+    }
+
+    private struct FileInfo {
+        var path: String
+        var size: Int
+        var modified: Double
+    }
+
+    private func files() -> [FileInfo] {
+        var result: [FileInfo] = []
+        let manager = FileManager.default
+        for folder in (try? manager.contentsOfDirectory(atPath: entriesFolder.path)) ?? [] {
+            let folderPath = entriesFolder.path + "/" + folder
+            for name in (try? manager.contentsOfDirectory(atPath: folderPath)) ?? [] {
+                let path = folderPath + "/" + name
+                var info = stat()
+                guard stat(path, &info) == 0 else { continue }
+                result.append(FileInfo(path: path, size: Int(info.st_size), modified: Self.modified(info)))
+            }
+        }
+        return result
+    }
+
+    /// A file's modification time, in seconds since 1970.
+    private static func modified(_ info: stat) -> Double {
+        #if canImport(Darwin)
+        Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9
+        #else
+        Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        #endif
+    }
+
+    /// Runs `body` holding the directory's lock, which other processes take to trim it too.
+    private func withLock(_ body: () -> Void) {
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return body() }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+        body()
+        flock(descriptor, LOCK_UN)
+    }
+
+    // MARK: The file format
+
+    /// What one variant keeps besides its body.
+    private struct Header: Codable {
+        var statusCode: Int
+        var headers: [[String]]
+        var requestDate: Double
+        var responseDate: Double
+        var secondaryKey: String?
+        var bodyLength: Int
+    }
+
+    /// `EKC1`, a count, then per variant a header (JSON) and a body, each after its length, then `EKC.`.
+    static func encode(_ entries: [HTTPCache.Entry]) -> Data {
+        var data = Data(formatMark)
+        func append(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        append(UInt64(entries.count))
+        let encoder = JSONEncoder()
+        for entry in entries {
+            let header = Header(
+                statusCode: entry.statusCode,
+                headers: entry.headers.map { [$0.name.rawValue, $0.value] },
+                requestDate: entry.requestDate.timeIntervalSinceReferenceDate,
+                responseDate: entry.responseDate.timeIntervalSinceReferenceDate,
+                secondaryKey: entry.secondaryKey,
+                bodyLength: entry.body.count
+            )
+            let encoded = (try? encoder.encode(header)) ?? Data()
+            append(UInt64(encoded.count))
+            data.append(encoded)
+            append(UInt64(entry.body.count))
+            data.append(entry.body)
+        }
+        data.append(contentsOf: endMark)
+        return data
+    }
+
+    /// The variants in `data`, or `nil` unless it is a whole file of this format.
+    static func decode(_ data: Data) -> [HTTPCache.Entry]? {
+        let bytes = [UInt8](data)
+        guard bytes.count >= formatMark.count + 8 + endMark.count, Array(bytes.prefix(4)) == formatMark,
+            Array(bytes.suffix(4)) == endMark
+        else { return nil }
+        var offset = 4
+        let end = bytes.count - endMark.count
+        func number() -> Int? {
+            guard end - offset >= 8 else { return nil }
+            var value: UInt64 = 0
+            for index in (0..<8).reversed() { value = value << 8 | UInt64(bytes[offset + index]) }
+            offset += 8
+            return value <= UInt64(Int.max) ? Int(value) : nil
+        }
+        func slice(_ length: Int) -> Data? {
+            guard length >= 0, end - offset >= length else { return nil }
+            defer { offset += length }
+            return Data(bytes[offset..<offset + length])
+        }
+        guard let count = number(), count <= 1024 else { return nil }
+        var entries: [HTTPCache.Entry] = []
+        let decoder = JSONDecoder()
+        for _ in 0..<count {
+            guard let headerLength = number(), let headerData = slice(headerLength),
+                let header = try? decoder.decode(Header.self, from: headerData),
+                let bodyLength = number(), bodyLength == header.bodyLength, let body = slice(bodyLength)
+            else { return nil }
+            var headers = HTTPHeaders()
+            for pair in header.headers where pair.count == 2 { headers.add(pair[1], for: HTTPHeaders.Name(pair[0])) }
+            entries.append(
+                HTTPCache.Entry(
+                    statusCode: header.statusCode,
+                    headers: headers,
+                    body: body,
+                    requestDate: Date(timeIntervalSinceReferenceDate: header.requestDate),
+                    responseDate: Date(timeIntervalSinceReferenceDate: header.responseDate),
+                    secondaryKey: header.secondaryKey
+                )
+            )
+        }
+        return offset == end ? entries : nil
+    }
+}
