@@ -61,7 +61,8 @@ struct DownloadIntegrationTests {
         #expect(progress.map(\.bytesWritten) == progress.map(\.bytesWritten).sorted())
         #expect(progress.last?.bytesWritten == 3 << 20)
         #expect(progress.allSatisfy { $0.expectedBytes == 3 << 20 })
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["file.bin"])
+        // Beside the file, only the validators a later download of it asks with.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [".file.bin.validators.json", "file.bin"])
     }
 
     @Test(
@@ -364,6 +365,31 @@ struct DownloadIntegrationTests {
         #expect(try await counter("file-auth", key) == 0)
     }
 
+    @Test("Downloading an unchanged file again is a 304 that leaves it untouched; a file changed locally is fetched whole")
+    func conditionalDownload() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("random.bin")
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.nginx()))
+        let endpoint = Endpoint<EndpointKinds.Public, URL>(path: "random-64k.bin")
+
+        let first = try await client.download(for: endpoint, to: destination).result()
+        let original = try Data(contentsOf: destination)
+        let stamp = try FileManager.default.attributesOfItem(atPath: destination.path)[.modificationDate] as? Date
+        let again = try await client.download(for: endpoint, to: destination).result()
+
+        #expect(first.statusCode == 200 && first.source == .network)
+        #expect(again.statusCode == 304 && again.source == .revalidated)
+        #expect(try Data(contentsOf: destination) == original)
+        #expect(try FileManager.default.attributesOfItem(atPath: destination.path)[.modificationDate] as? Date == stamp)
+
+        // Changed here: never taken for the server's file.
+        try Data("changed".utf8).write(to: destination)
+        let refetched = try await client.download(for: endpoint, to: destination).result()
+        #expect(refetched.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == original)
+    }
+
     @Test("A download larger than the response size limit works: the limit is for bodies held in memory")
     func largerThanTheLimit() async throws {
         let folder = try folder()
@@ -429,7 +455,8 @@ struct DownloadIntegrationTests {
         #expect(error.message.contains("another download to \(destination.path) is under way"))
         #expect(sentWhileBusy == 0, "the refused download must not reach the server")
         #expect(try Data(contentsOf: later.value) == expectedFile(mebibytes: 2))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["file.bin"])
+        // Beside the file, only the validators a later download of it asks with.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [".file.bin.validators.json", "file.bin"])
     }
 
     @Test(

@@ -21,6 +21,11 @@ extension EndpointClient {
     /// server's `ETag` or `Last-Modified`). A server that sends the whole file instead (`200`), or whose file
     /// changed, restarts it cleanly; a partial file that was already whole (`416`) is completed as it is.
     ///
+    /// A download to a destination that holds the finished file of an earlier download of the same URL, unchanged
+    /// since, asks first whether it is still current (`If-None-Match` with its `ETag`, `If-Modified-Since` with
+    /// its `Last-Modified`, kept in `.NAME.validators.json`). A `304 Not Modified` leaves the file as it is and
+    /// returns a response with status 304 and ``ResponseSource/revalidated``.
+    ///
     /// With ``RequestDefaults/downloadPartSize`` set, the file is asked for that many bytes at a time, each part
     /// a `Range` request checked against the first part's validator, so that a transport without back-pressure
     /// (Linux URLSession) holds at most one part in memory.
@@ -71,6 +76,8 @@ extension EndpointClient {
                 canBeSentAgain: prepared.request.canBeSentAgain
             )
             if plan.kept == nil { files.discard() }
+            // A finished file from this URL, unchanged since: the first request asks whether it is still current.
+            let finished = plan.kept == nil && prepared.request.method == .get ? files.completion(for: url) : nil
             let resumedFrom = plan.kept?.bytes ?? 0
             var firstHead: Duration?
             var attempts = 0
@@ -91,6 +98,7 @@ extension EndpointClient {
                     do {
                         if creatingEmptyFile { _ = try files.open(restarting: true) }
                         try files.complete()
+                        files.rememberCompletion(of: url, headers: lastHeaders)
                     } catch {
                         throw EndpointError(
                             .transportFailed,
@@ -112,6 +120,11 @@ extension EndpointClient {
                 var call = prepared
                 if let range = ask.range { call.request.headers["Range"] = range }
                 if let ifRange = ask.ifRange { call.request.headers["If-Range"] = ifRange }
+                let isConditional = attempts == 0 && ask.range == nil && finished != nil
+                if isConditional, let finished {
+                    if let eTag = finished.eTag { call.request.headers[.ifNoneMatch] = eTag }
+                    if let modified = finished.lastModified { call.request.headers[.ifModifiedSince] = modified }
+                }
                 let writer = DownloadWriter(files: files, ask: ask, resumedFrom: resumedFrom, report: report)
                 // Decided on the transport's thread as the head arrives, so no byte waits for this task to wake.
                 let isHead = call.request.method == .head
@@ -126,6 +139,19 @@ extension EndpointClient {
                 do {
                     result = try await pipeline.run(call, body: .write(to: sink))
                 } catch {
+                    if isConditional, error.statusCode == 304 {
+                        // Not modified: the file stays as it is, untouched.
+                        return EndpointKit.Response(
+                            value: destination,
+                            statusCode: 304,
+                            headers: error.responseHeaders ?? HTTPHeaders(),
+                            url: url,
+                            attempts: error.attempts ?? 1,
+                            timeToFirstByte: stopwatch.elapsed,
+                            duration: stopwatch.elapsed,
+                            source: .revalidated
+                        )
+                    }
                     let total = ContentRange(error.responseHeaders?["Content-Range"])?.total
                     attempts += error.attempts ?? 1
                     let status = error.kind == .unacceptableStatus ? error.statusCode : nil

@@ -29,15 +29,68 @@ struct DownloadFiles {
         var validator: String
     }
 
+    /// What a later download of the same URL sends to learn whether the finished file is still current: the
+    /// validators of the response it came from, and the file's size and modification time then, so that a file
+    /// changed since is never taken for the server's.
+    struct Completion: Codable, Equatable {
+        var url: String
+        var eTag: String?
+        var lastModified: String?
+        var size: Int64
+        var modified: Double
+    }
+
     let destination: URL
     let partial: URL
     let info: URL
+    /// `.NAME.validators.json`: the ``Completion`` of the finished file.
+    let validators: URL
 
     init(destination: URL) {
         self.destination = destination
         let folder = destination.deletingLastPathComponent()
         partial = folder.appendingPathComponent(".\(destination.lastPathComponent).download")
         info = folder.appendingPathComponent(".\(destination.lastPathComponent).download.json")
+        validators = folder.appendingPathComponent(".\(destination.lastPathComponent).validators.json")
+    }
+
+    /// The destination's size and modification time, or `nil` when it is not there.
+    private func destinationStamp() -> (size: Int64, modified: Double)? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: destination.path),
+            let size = (attributes[.size] as? NSNumber)?.int64Value,
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSinceReferenceDate
+        else { return nil }
+        return (size, modified)
+    }
+
+    /// Notes the validators of the response the finished file came from; forgets them when it named none.
+    func rememberCompletion(of url: URL, headers: HTTPHeaders) {
+        let eTag = headers[.eTag]
+        let lastModified = headers[.lastModified]
+        guard eTag != nil || lastModified != nil, let stamp = destinationStamp(),
+            let data = try? JSONEncoder().encode(
+                Completion(
+                    url: url.absoluteString,
+                    eTag: eTag,
+                    lastModified: lastModified,
+                    size: stamp.size,
+                    modified: stamp.modified
+                )
+            )
+        else {
+            try? FileManager.default.removeItem(at: validators)
+            return
+        }
+        try? data.write(to: validators, options: .atomic)
+    }
+
+    /// The validators of the finished file at the destination, when it came from `url` and has not changed since.
+    func completion(for url: URL) -> Completion? {
+        guard let data = try? Data(contentsOf: validators),
+            let saved = try? JSONDecoder().decode(Completion.self, from: data), saved.url == url.absoluteString,
+            let stamp = destinationStamp(), stamp.size == saved.size, stamp.modified == saved.modified
+        else { return nil }
+        return saved
     }
 
     /// How many bytes of `url` an earlier attempt left, with the validator to resume them; `nil` when there is
