@@ -78,7 +78,9 @@ private struct Tally: Decodable { var count: Int }
     func invalidation() async throws {
         let client = try client()
         #expect(try await client.response(for: cached()).version == 1)
-        _ = try await client.response(for: Endpoint<EndpointKinds.Public, EmptyResponse>(method: .post, path: "bump/\(key)"))
+        _ = try await client.response(
+            for: Endpoint<EndpointKinds.Public, EmptyResponse>(method: .post, path: "bump/\(key)")
+        )
         let after = try await client.exchange(for: cached())
         #expect(after.source == .network)
         #expect(after.value.version == 2)

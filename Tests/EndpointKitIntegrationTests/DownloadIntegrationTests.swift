@@ -62,7 +62,11 @@ struct DownloadIntegrationTests {
         #expect(progress.last?.bytesWritten == 3 << 20)
         #expect(progress.allSatisfy { $0.expectedBytes == 3 << 20 })
         // Beside the file, only the validators a later download of it asks with.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [".file.bin.validators.json", "file.bin"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+                ".file.bin.validators.json", "file.bin",
+            ]
+        )
     }
 
     @Test(
@@ -365,7 +369,9 @@ struct DownloadIntegrationTests {
         #expect(try await counter("file-auth", key) == 0)
     }
 
-    @Test("Downloading an unchanged file again is a 304 that leaves it untouched; a file changed locally is fetched whole")
+    @Test(
+        "Downloading an unchanged file again is a 304 that leaves it untouched; a file changed locally is fetched whole"
+    )
     func conditionalDownload() async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -456,7 +462,11 @@ struct DownloadIntegrationTests {
         #expect(sentWhileBusy == 0, "the refused download must not reach the server")
         #expect(try Data(contentsOf: later.value) == expectedFile(mebibytes: 2))
         // Beside the file, only the validators a later download of it asks with.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [".file.bin.validators.json", "file.bin"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+                ".file.bin.validators.json", "file.bin",
+            ]
+        )
     }
 
     @Test(

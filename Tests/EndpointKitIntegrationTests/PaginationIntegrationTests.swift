@@ -27,8 +27,10 @@ private struct Tally: Decodable { var count: Int }
         Endpoint(path: "pages/\(key)", queryItems: query)
     }
 
-    @Test("Every element of every page, in order, by the Link header; relative and absolute links alike",
-        arguments: [false, true])
+    @Test(
+        "Every element of every page, in order, by the Link header; relative and absolute links alike",
+        arguments: [false, true]
+    )
     func walk(absolute: Bool) async throws {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
         let query = absolute ? [URLQueryItem(name: "absolute", value: "1")] : []

@@ -30,7 +30,8 @@ enum CacheRules {
             control.has("max-age") || headers.contains(.expires) || control.has("public") || control.has("private")
         guard explicit || heuristicallyCacheable.contains(statusCode) else { return false }
         let hasValidator = headers.contains(.eTag) || headers.contains(.lastModified)
-        return hasValidator || freshnessLifetime(statusCode: statusCode, headers: headers, control: control, at: nil) > 0
+        return hasValidator
+            || freshnessLifetime(statusCode: statusCode, headers: headers, control: control, at: nil) > 0
     }
 
     /// The request header names `Vary` lists, lowercased, sorted and without repeats; `*` when it says `*`.
@@ -66,11 +67,12 @@ enum CacheRules {
     static func currentAge(of entry: HTTPCache.Entry, now: Date) -> Double {
         let date = entry.headers[.date].flatMap(HTTPDate.parse) ?? entry.responseDate
         let apparentAge = max(0, entry.responseDate.timeIntervalSince(date))
-        let ageValue = entry.headers[.age].flatMap { value -> Double? in
-            let trimmed = value.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-            return min(Double(trimmed) ?? .infinity, 2_147_483_648)
-        } ?? 0
+        let ageValue =
+            entry.headers[.age].flatMap { value -> Double? in
+                let trimmed = value.trimmingCharacters(in: .whitespaces)
+                guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+                return min(Double(trimmed) ?? .infinity, 2_147_483_648)
+            } ?? 0
         let responseDelay = max(0, entry.responseDate.timeIntervalSince(entry.requestDate))
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
         return correctedInitialAge + max(0, now.timeIntervalSince(entry.responseDate))

@@ -25,14 +25,20 @@ struct CacheStep: Sendable {
 
     /// The step for `request`, or `nil` when the cache stays out of it: another method than GET or HEAD, a body
     /// the caller streams or writes, an endpoint that opted out, or a request with conditions of its own.
-    init?(cache: HTTPCache?, request: TransportRequest, options: RequestOptions, body: ResponseBodyHandling,
-          redactor: Redactor)
-    {
+    init?(
+        cache: HTTPCache?,
+        request: TransportRequest,
+        options: RequestOptions,
+        body: ResponseBodyHandling,
+        redactor: Redactor
+    ) {
         guard let cache, options.isCached, request.method == .get || request.method == .head,
             case .collect = body
         else { return nil }
-        let conditions: [HTTPHeaders.Name] = [.ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince, .ifRange,
-            "range"]
+        let conditions: [HTTPHeaders.Name] = [
+            .ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince, .ifRange,
+            "range",
+        ]
         guard !conditions.contains(where: request.headers.contains) else { return nil }
         self.cache = cache
         key = cache.key(for: request, redactor: redactor)
@@ -78,8 +84,14 @@ struct CacheStep: Sendable {
     /// caller sends the request again without conditions.
     func finish(_ response: TransportResponse, to request: TransportRequest, sentAt: Date) -> TransportResponse? {
         if response.statusCode == 304 {
-            guard let entry = cache.freshen(
-                with: response, key: key, selected: selected, variants: variants, sentAt: sentAt)
+            guard
+                let entry = cache.freshen(
+                    with: response,
+                    key: key,
+                    selected: selected,
+                    variants: variants,
+                    sentAt: sentAt
+                )
             else { return nil }
             var served = self.response(from: entry, to: request, age: false)
             served.source = .revalidated
@@ -90,7 +102,13 @@ struct CacheStep: Sendable {
             return stale
         }
         cache.storeIfAllowed(
-            response, body: response.bufferedBody, for: request, key: key, rules: rules, sentAt: sentAt)
+            response,
+            body: response.bufferedBody,
+            for: request,
+            key: key,
+            rules: rules,
+            sentAt: sentAt
+        )
         return response
     }
 
@@ -124,8 +142,12 @@ struct CacheStep: Sendable {
             let seconds = CacheRules.currentAge(of: entry, now: cache.now())
             headers[.age] = String(Int(min(seconds, 2_147_483_648)))
         }
-        var response = TransportResponse(statusCode: entry.statusCode, headers: headers, url: request.url,
-            data: entry.body)
+        var response = TransportResponse(
+            statusCode: entry.statusCode,
+            headers: headers,
+            url: request.url,
+            data: entry.body
+        )
         response.source = .cache
         return response
     }

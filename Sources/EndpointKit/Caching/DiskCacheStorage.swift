@@ -96,6 +96,7 @@ public final class DiskCacheStorage: HTTPCache.Storage {
         throw CocoaError(.fileReadCorruptFile)
     }
 
+    /// The directory's secret, shared by every process that uses it.
     public var partitionSecret: Data? { Data(secret) }
 
     // MARK: Keys to files
@@ -114,6 +115,7 @@ public final class DiskCacheStorage: HTTPCache.Storage {
 
     // MARK: Storage
 
+    /// The variants stored under `key`, newest first; reading counts as a use.
     public func entries(for key: HTTPCache.Key) -> [HTTPCache.Entry] {
         let file = file(for: key)
         guard let data = try? Data(contentsOf: file), let entries = Self.decode(data) else { return [] }
@@ -122,6 +124,7 @@ public final class DiskCacheStorage: HTTPCache.Storage {
         return entries
     }
 
+    /// Stores `entry` under `key`, replacing the variant with its secondary key.
     public func store(_ entry: HTTPCache.Entry, for key: HTTPCache.Key) {
         var variants = entries(for: key).filter { $0.secondaryKey != entry.secondaryKey }
         if entry.size <= maximumEntrySize { variants.insert(entry, at: 0) }
@@ -159,14 +162,17 @@ public final class DiskCacheStorage: HTTPCache.Storage {
         if estimate.map({ $0 > maximumSize }) ?? true { trim() }
     }
 
+    /// Removes every variant under `key`.
     public func removeEntries(for key: HTTPCache.Key) {
         unlink(file(for: key).path)
     }
 
+    /// Removes every entry for `url`, in every partition.
     public func removeEntries(forURL url: String) {
         try? FileManager.default.removeItem(at: folder(forURL: url))
     }
 
+    /// Removes every entry.
     public func removeAll() {
         withLock {
             try? FileManager.default.removeItem(at: entriesFolder)

@@ -12,7 +12,7 @@ import Foundation
 /// partition is a keyed hash (HMAC-SHA-256 under a secret of this cache, or of its disk storage) of the
 /// request's secret headers, never the headers themselves, and nothing the cache stores or reports shows it.
 ///
-/// See <doc:Caching> for what is stored, for how long, and what never is.
+/// See <doc:HTTPCaching> for what is stored, for how long, and what never is.
 public final class HTTPCache: Sendable {
     /// Where responses are kept.
     public let storage: any Storage
@@ -139,7 +139,9 @@ public final class HTTPCache: Sendable {
     /// After a successful unsafe request (2xx or 3xx to other than GET, HEAD, OPTIONS or TRACE), removes what is
     /// stored for its URL and for a same-origin `Location` or `Content-Location` (§4.4), in every partition.
     func invalidate(after request: TransportRequest, statusCode: Int, headers: HTTPHeaders) {
-        guard !([.get, .head, .options, HTTPMethod("TRACE")] as [HTTPMethod]).contains(request.method), (200..<400).contains(statusCode) else {
+        guard !([.get, .head, .options, HTTPMethod("TRACE")] as [HTTPMethod]).contains(request.method),
+            (200..<400).contains(statusCode)
+        else {
             return
         }
         storage.removeEntries(forURL: request.url.absoluteString)

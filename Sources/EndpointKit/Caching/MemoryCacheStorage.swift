@@ -50,15 +50,18 @@ public final class MemoryCacheStorage: HTTPCache.Storage {
     /// The keys stored now, in no order.
     public var keys: [HTTPCache.Key] { state.withLock { Array($0.slots.keys) } }
 
+    /// The variants stored under `key`, newest first; reading counts as a use.
     public func entries(for key: HTTPCache.Key) -> [HTTPCache.Entry] {
         state.withLock { state in
-            guard state.slots[key] != nil else { return [] }
+            guard var slot = state.slots[key] else { return [] }
             state.tick += 1
-            state.slots[key]!.lastUse = state.tick
-            return state.slots[key]!.variants
+            slot.lastUse = state.tick
+            state.slots[key] = slot
+            return slot.variants
         }
     }
 
+    /// Stores `entry` under `key`, replacing the variant with its secondary key.
     public func store(_ entry: HTTPCache.Entry, for key: HTTPCache.Key) {
         let entrySize = entry.size
         state.withLock { state in
@@ -82,16 +85,19 @@ public final class MemoryCacheStorage: HTTPCache.Storage {
         }
     }
 
+    /// Removes every variant under `key`.
     public func removeEntries(for key: HTTPCache.Key) {
         state.withLock { $0.remove(key) }
     }
 
+    /// Removes every entry for `url`, in every partition.
     public func removeEntries(forURL url: String) {
         state.withLock { state in
             for key in state.keysByURL[url] ?? [] { state.remove(key) }
         }
     }
 
+    /// Removes every entry.
     public func removeAll() {
         state.withLock { $0 = State() }
     }

@@ -71,8 +71,8 @@ public struct EndpointClient: Sendable {
     ///   - observers: What watches every call, e.g. ``ExchangeLogging``.
     ///   - clock: The clock every wait and timing reads; tests pass one they move by hand (`TestClock` in
     ///     `EndpointKitTesting`).
-    ///   - cache: The HTTP cache GET responses are served from and stored in: a new ``HTTPCache`` in memory
-    ///     (16 MiB) unless given, private to this client and its copies; `nil` for none. See <doc:Caching>.
+    ///   - cache: Where GET responses are served from and stored: a new ``HTTPCache`` in memory, 16 MiB,
+    ///     private to this client and its copies, unless given; `nil` for none. See <doc:HTTPCaching>.
     public init(
         environment: ServerEnvironment,
         transport: any Transport = URLSessionTransport(),

@@ -54,7 +54,7 @@ extension EndpointError {
         /// `Retry-After` or a rate limit's reset time; ``EndpointError/retryAfter`` says how long, and
         /// ``EndpointError/statusCode`` is the server's (e.g. 429 or 403).
         public static let rateLimited = Kind("rateLimited")
-        /// The request allows only a stored response (``CacheDirectives/onlyIfCached``, or `only-if-cached` in its
+        /// The request allows only a stored response (``CacheDirectives/onlyIfCached-type.property``, or `only-if-cached` in its
         /// `Cache-Control`), and the client's ``HTTPCache`` holds none that it accepts. Nothing was sent.
         public static let notCached = Kind("notCached")
         /// A page sequence was sent to a next page it had already fetched (the same URL twice): the server's

@@ -23,7 +23,9 @@ struct SHA256 {
         let bitLength = UInt64(padded.count) &* 8
         padded.append(0x80)
         while padded.count % 64 != 56 { padded.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> shift)) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            padded.append(UInt8(truncatingIfNeeded: bitLength >> shift))
+        }
         var schedule = [UInt32](repeating: 0, count: 64)
         for blockStart in stride(from: 0, to: padded.count, by: 64) {
             for index in 0..<16 {
@@ -39,7 +41,9 @@ struct SHA256 {
                 let sigma1 = late.rotatedRight(17) ^ late.rotatedRight(19) ^ (late >> 10)
                 schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
             }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+            var (a, b, c, d, e, f, g, h) = (
+                state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
+            )
             for index in 0..<64 {
                 let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
                 let choice = (e & f) ^ (~e & g)
@@ -54,7 +58,9 @@ struct SHA256 {
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
         for word in state {
-            for shift in stride(from: 24, through: 0, by: -8) { digest.append(UInt8(truncatingIfNeeded: word >> shift)) }
+            for shift in stride(from: 24, through: 0, by: -8) {
+                digest.append(UInt8(truncatingIfNeeded: word >> shift))
+            }
         }
         return digest
     }

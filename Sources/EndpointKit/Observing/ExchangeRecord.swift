@@ -85,6 +85,7 @@ public struct ExchangeRecord: Sendable, CustomStringConvertible, CustomReflectab
         let hopNote = hop > 0 ? ", hop \(hop + 1)" : ""
         let size = isStreamed ? "streamed, head" : "\(bytesReceived) B"
         let sourceNote = source == .network ? "" : ", from \(source)"
-        return "\(method) \(redactedURL) → \(outcome), \(size) in \(shown) ms (attempt \(attempt)\(hopNote)\(sourceNote))"
+        return
+            "\(method) \(redactedURL) → \(outcome), \(size) in \(shown) ms (attempt \(attempt)\(hopNote)\(sourceNote))"
     }
 }

@@ -32,8 +32,10 @@ enum LinkHeader {
         while true {
             characters = characters.drop { $0 == " " || $0 == "\t" || $0 == "," }
             guard characters.first == "<", let close = characters.firstIndex(of: ">") else { return links }
-            var link = Link(target: String(characters[characters.index(after: characters.startIndex)..<close]),
-                parameters: [:])
+            var link = Link(
+                target: String(characters[characters.index(after: characters.startIndex)..<close]),
+                parameters: [:]
+            )
             characters = characters[characters.index(after: close)...]
             // Parameters, each after a ";", up to the "," that ends the link (outside quotes).
             while true {

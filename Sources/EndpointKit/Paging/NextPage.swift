@@ -15,9 +15,10 @@ public struct NextPage<Kind: EndpointKind, Value>: Sendable {
     /// A rule of your own: from a page and the endpoint that fetched it to the next page's endpoint, or `nil` at
     /// the end. An error it throws ends the pages with it, wrapped in ``EndpointError``.
     public init(
-        _ rule: @escaping @Sendable (_ page: Response<Value>, _ endpoint: Endpoint<Kind, Value>) throws -> Endpoint<
-            Kind, Value
-        >?
+        _ rule:
+            @escaping @Sendable (_ page: Response<Value>, _ endpoint: Endpoint<Kind, Value>) throws -> Endpoint<
+                Kind, Value
+            >?
     ) {
         self.rule = rule
     }

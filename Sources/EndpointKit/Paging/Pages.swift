@@ -48,7 +48,10 @@ public struct Pages<Kind: EndpointKind, Value: Decodable>: AsyncSequence, Sendab
                 throw EndpointError(
                     .paginationLoop,
                     "the next page is one already fetched; the server's pages go round in a loop",
-                    request: RequestSummary(method: endpoint.method, redactedURL: client.redactor.redactedString(for: url))
+                    request: RequestSummary(
+                        method: endpoint.method,
+                        redactedURL: client.redactor.redactedString(for: url)
+                    )
                 )
             }
             let page = try await client.exchange(for: endpoint, using: requestData)

@@ -162,13 +162,21 @@ extension Pipeline {
                         complete(nil)
                         var bare = context
                         bare.options.isCached = false
-                        let again = Hops(pipeline: pipeline, prepared: prepared, body: body, context: bare, attempt: attempt)
+                        let again = Hops(
+                            pipeline: pipeline,
+                            prepared: prepared,
+                            body: body,
+                            context: bare,
+                            attempt: attempt
+                        )
                         return try await again.send(request, options: options, hop: hop)
                     }
                     response = finished
                     statusCode = response.statusCode
                     source = response.source
-                    call?.emit(.cache(attempt: attempt, request: redactor.summary(of: request), source: response.source))
+                    call?.emit(
+                        .cache(attempt: attempt, request: redactor.summary(of: request), source: response.source)
+                    )
                 }
                 complete(nil)
                 return response

@@ -66,7 +66,9 @@ import FoundationNetworking
         while (try? FileManager.default.contentsOfDirectory(atPath: temporary))?.isEmpty ?? true {}
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("v1/tmp").path)
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: directory.appendingPathComponent("v1/tmp").path
+        )
         print("killedWriter seed \(seed): \(leftovers.count) temporary file(s) left by the kill")
 
         #expect(try Self.checkEveryEntry(in: directory) >= 1)
@@ -136,11 +138,13 @@ import FoundationNetworking
             ),
             for: key
         )
-        let files = try FileManager.default.subpathsOfDirectory(atPath: directory.appendingPathComponent("v1/entries").path)
+        let files = try FileManager.default.subpathsOfDirectory(
+            atPath: directory.appendingPathComponent("v1/entries").path
+        )
         let file = try #require(files.first { $0.contains("/") })
         let path = directory.appendingPathComponent("v1/entries/\(file)")
         var data = try Data(contentsOf: path)
-        data[0 ..< 4] = Data("EKC0".utf8)
+        data[0..<4] = Data("EKC0".utf8)
         try data.write(to: path)
         #expect(storage.entries(for: key).isEmpty)
 
@@ -151,13 +155,17 @@ import FoundationNetworking
         #expect(try Data(contentsOf: newer.appendingPathComponent("entry")) == Data("future".utf8))
     }
 
-    @Test("Through a client: a second cache on the directory serves the first one's response, in its partition only, and no file names or holds the token or the URL")
+    @Test(
+        "Through a client: a second cache on the directory serves the first one's response, in its partition only, and no file names or holds the token or the URL"
+    )
     func acrossCaches() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let transport = StubTransport { _ in
             .response(
                 status: 200,
-                headers: ["Cache-Control": "private, max-age=600", "Content-Type": "application/json", "Set-Cookie": "s=1"],
+                headers: [
+                    "Cache-Control": "private, max-age=600", "Content-Type": "application/json", "Set-Cookie": "s=1",
+                ],
                 body: Data(#"{"items": [{"id": 1, "name": "tea"}]}"#.utf8)
             )
         }

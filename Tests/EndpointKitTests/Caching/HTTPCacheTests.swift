@@ -28,16 +28,26 @@ import FoundationNetworking
         #expect(harness.events.records.last?.description.hasSuffix("from cache)") == true)
     }
 
-    @Test("§4.3.1–4.3.4: a stale response is revalidated with If-None-Match and If-Modified-Since; the 304 serves it as a 200 with merged headers")
+    @Test(
+        "§4.3.1–4.3.4: a stale response is revalidated with If-None-Match and If-Modified-Since; the 304 serves it as a 200 with merged headers"
+    )
     func revalidation() async throws {
         let harness = CacheHarness { request, number in
             if number == 1 {
-                return .item(1, "tea", headers: [
-                    "Cache-Control": "max-age=10", "ETag": "\"v1\"", "Last-Modified": "Tue, 14 Nov 2023 22:00:00 GMT",
-                    "X-Version": "1",
-                ])
+                return .item(
+                    1,
+                    "tea",
+                    headers: [
+                        "Cache-Control": "max-age=10", "ETag": "\"v1\"",
+                        "Last-Modified": "Tue, 14 Nov 2023 22:00:00 GMT",
+                        "X-Version": "1",
+                    ]
+                )
             }
-            return .response(status: 304, headers: ["Cache-Control": "max-age=100", "ETag": "\"v1\"", "X-Version": "2"])
+            return .response(
+                status: 304,
+                headers: ["Cache-Control": "max-age=100", "ETag": "\"v1\"", "X-Version": "2"]
+            )
         }
         _ = try await harness.client.exchange(for: .item(1))
         harness.wall.advance(11)
@@ -61,9 +71,13 @@ import FoundationNetworking
     func everyETag() async throws {
         let harness = CacheHarness { request, number in
             number <= 2
-                ? .item(1, request.headers[.accept] ?? "", headers: [
-                    "ETag": "\"\(request.headers[.accept] ?? "")\"", "Vary": "Accept",
-                ])
+                ? .item(
+                    1,
+                    request.headers[.accept] ?? "",
+                    headers: [
+                        "ETag": "\"\(request.headers[.accept] ?? "")\"", "Vary": "Accept",
+                    ]
+                )
                 : .response(status: 304, headers: ["ETag": "\"b\""])
         }
         var first = Endpoint<EndpointKinds.Public, Item>.item(1)
@@ -110,13 +124,19 @@ import FoundationNetworking
         #expect(await harness.sent == 3)
     }
 
-    @Test("§5.2.2.2: must-revalidate never serves stale; a failed revalidation is an error, whatever stale-if-error says")
+    @Test(
+        "§5.2.2.2: must-revalidate never serves stale; a failed revalidation is an error, whatever stale-if-error says"
+    )
     func mustRevalidate() async throws {
         let harness = CacheHarness { _, number in
             number == 1
-                ? .item(1, "tea", headers: [
-                    "Cache-Control": "max-age=10, must-revalidate, stale-if-error=600", "ETag": "\"1\"",
-                ])
+                ? .item(
+                    1,
+                    "tea",
+                    headers: [
+                        "Cache-Control": "max-age=10, must-revalidate, stale-if-error=600", "ETag": "\"1\"",
+                    ]
+                )
                 : .connectionLost()
         }
         _ = try await harness.client.response(for: .item(1))
@@ -195,9 +215,12 @@ import FoundationNetworking
         let alice = try await harness.client.exchange(for: .search(for: "tea"), using: AccessToken("alice-secret"))
         let bob = try await harness.client.exchange(for: .search(for: "tea"), using: AccessToken("bob-secret"))
         let aliceAgain = try await harness.client.exchange(for: .search(for: "tea"), using: AccessToken("alice-secret"))
-        var open = Endpoint<EndpointKinds.Public, SearchResults>(path: "search", queryItems: [
-            URLQueryItem(name: "q", value: "tea")
-        ])
+        var open = Endpoint<EndpointKinds.Public, SearchResults>(
+            path: "search",
+            queryItems: [
+                URLQueryItem(name: "q", value: "tea")
+            ]
+        )
         open.options.isLogged = true
         let anonymous = try await harness.client.exchange(for: open)
 
@@ -271,9 +294,13 @@ import FoundationNetworking
                 revalidationArrived.open()
                 await release.wait()
             }
-            return .item(1, number == 1 ? "old" : "new", headers: [
-                "Cache-Control": "max-age=10, stale-while-revalidate=60"
-            ])
+            return .item(
+                1,
+                number == 1 ? "old" : "new",
+                headers: [
+                    "Cache-Control": "max-age=10, stale-while-revalidate=60"
+                ]
+            )
         }
         var stores = harness.stores.makeAsyncIterator()
         _ = try await harness.client.response(for: .item(1))

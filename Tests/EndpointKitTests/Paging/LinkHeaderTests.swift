@@ -12,31 +12,50 @@ import Testing
         var testDescription: String { name }
     }
 
+    // swift-format-ignore: NeverForceUnwrap
+    // A literal that is a valid URL.
     static let base = URL(string: "https://api.test/v1/items?page=1")!
 
     static let cases: [Case] = [
         Case(
             name: "GitHub's form: several links in one field",
-            fields: [#"<https://api.test/v1/items?page=2>; rel="next", <https://api.test/v1/items?page=9>; rel="last""#],
-            next: "https://api.test/v1/items?page=2"),
+            fields: [
+                #"<https://api.test/v1/items?page=2>; rel="next", <https://api.test/v1/items?page=9>; rel="last""#
+            ],
+            next: "https://api.test/v1/items?page=2"
+        ),
         Case(
             name: "Links over several fields",
-            fields: [#"<https://api.test/v1/items?page=9>; rel="last""#, #"<https://api.test/v1/items?page=2>; rel="next""#],
-            next: "https://api.test/v1/items?page=2"),
-        Case(name: "An unquoted rel", fields: ["</v1/items?page=2>; rel=next"], next: "https://api.test/v1/items?page=2"),
+            fields: [
+                #"<https://api.test/v1/items?page=9>; rel="last""#, #"<https://api.test/v1/items?page=2>; rel="next""#,
+            ],
+            next: "https://api.test/v1/items?page=2"
+        ),
+        Case(
+            name: "An unquoted rel",
+            fields: ["</v1/items?page=2>; rel=next"],
+            next: "https://api.test/v1/items?page=2"
+        ),
         Case(
             name: "A relative reference is resolved against the URL that answered",
-            fields: [#"<?page=2>; rel="next""#], next: "https://api.test/v1/items?page=2"),
+            fields: [#"<?page=2>; rel="next""#],
+            next: "https://api.test/v1/items?page=2"
+        ),
         Case(
             name: "A rel with several types, any case",
-            fields: [#"<items?page=2>; REL="Next Prefetch""#], next: "https://api.test/v1/items?page=2"),
+            fields: [#"<items?page=2>; REL="Next Prefetch""#],
+            next: "https://api.test/v1/items?page=2"
+        ),
         Case(
             name: "A comma and a semicolon inside a quoted parameter",
             fields: [#"<https://api.test/a>; title="a, b; c"; rel="prev", <https://api.test/b>; rel="next""#],
-            next: "https://api.test/b"),
+            next: "https://api.test/b"
+        ),
         Case(
             name: "Only the first rel of a link counts",
-            fields: [#"<https://api.test/a>; rel="prev"; rel="next""#], next: nil),
+            fields: [#"<https://api.test/a>; rel="prev"; rel="next""#],
+            next: nil
+        ),
         Case(name: "No next link", fields: [#"<https://api.test/a>; rel="prev""#], next: nil),
         Case(name: "Garbage", fields: ["next", "<unterminated; rel=next", ""], next: nil),
     ]

@@ -14,9 +14,11 @@ private struct Feed: Codable, Sendable {
 }
 
 /// A stub server of 3 pages of 2 items, linked by `Link`, cursor, page number or offset.
-private func pagedServer(link: @escaping @Sendable (Int) -> String? = { page in
-    page < 3 ? #"</v1/items?page=\#(page + 1)>; rel="next""# : nil
-}) -> StubTransport {
+private func pagedServer(
+    link: @escaping @Sendable (Int) -> String? = { page in
+        page < 3 ? #"</v1/items?page=\#(page + 1)>; rel="next""# : nil
+    }
+) -> StubTransport {
     StubTransport { request in
         let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         func number(_ name: String) -> Int? { query.first { $0.name == name }?.value.flatMap { Int($0) } }
@@ -46,7 +48,10 @@ private func pagedServer(link: @escaping @Sendable (Int) -> String? = { page in
         #expect(await transport.transportRequests.count == 1)
     }
 
-    @Test("Every rule walks the same three pages and stops at the end", arguments: ["link", "cursor", "page", "offset"])
+    @Test(
+        "Every rule walks the same three pages and stops at the end",
+        arguments: ["link", "cursor", "page", "offset"]
+    )
     func rules(_ rule: String) async throws {
         let client = EndpointClient(environment: Fixture.environment, transport: pagedServer(), cache: nil)
         let next: NextPage<EndpointKinds.Public, Feed> =
@@ -153,7 +158,11 @@ private func pagedServer(link: @escaping @Sendable (Int) -> String? = { page in
     @Test("A failed page ends the pages with its error; the sequence does not go on")
     func failure() async throws {
         let transport = StubTransport(replies: [
-            .response(status: 200, headers: ["Link": "</v1/items?page=2>; rel=next"], body: Data(#"{"items": []}"#.utf8)),
+            .response(
+                status: 200,
+                headers: ["Link": "</v1/items?page=2>; rel=next"],
+                body: Data(#"{"items": []}"#.utf8)
+            ),
             .status(500),
         ])
         let client = EndpointClient(environment: Fixture.environment, transport: transport, cache: nil)
