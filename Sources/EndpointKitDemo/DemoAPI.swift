@@ -32,6 +32,11 @@ extension Endpoint where Kind == EndpointKinds.Private, Response == SearchResult
     }
 }
 
+extension Endpoint where Kind == EndpointKinds.Public, Response == [Item] {
+    /// The whole catalogue, a page at a time; the `Link` header names the next page.
+    static var catalogue: Self { Endpoint(path: "catalogue") }
+}
+
 extension Endpoint where Kind == EndpointKinds.Public, Response == URL {
     static var catalogueFile: Self { Endpoint(path: "files/catalogue.bin") }
 }

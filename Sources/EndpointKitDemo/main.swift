@@ -102,6 +102,19 @@ await step("Publisher: the same search as an AsyncSequence, iterated twice") { (
     }
 }
 
+await step("A paged list walked twice through the HTTP cache: the second walk is 304s") {
+    () async throws(EndpointError) in
+    for walk in 1...2 {
+        var names: [String] = []
+        var sources: [String] = []
+        for try await page in client.pages(for: .catalogue, next: .link) {
+            names += page.value.map(\.name)
+            sources.append("\(page.source)")
+        }
+        print("  ✓ walk \(walk): \(names.count) items in \(sources.count) pages, from \(sources.joined(separator: ", "))")
+    }
+}
+
 await step("A hostile ID stays inside one path segment, and a dot-segment is refused") {
     () async throws(EndpointError) in
     let request = try Endpoint.item(rawID: "x/admin?x=1#f").makeRequest(in: client.environment, with: ())

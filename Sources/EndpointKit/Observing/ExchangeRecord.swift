@@ -77,14 +77,20 @@ public struct ExchangeRecord: Sendable, CustomStringConvertible, CustomReflectab
         )
     }
 
-    /// One line: `GET https://… → 200, 512 B in 12.3 ms (attempt 1)`, `→ 200, streamed, head in 12.3 ms`, or
-    /// `(attempt 1, from cache)`.
+    /// One line: `GET https://… → 200, 512 B in 12.3 ms (attempt 1)`, `→ 200, streamed, head in 12.3 ms`,
+    /// `(attempt 1, from cache)` for a response the cache served, or `→ 304, 0 B … (attempt 1, revalidated)` for
+    /// a conditional request whose 304 let the cache serve its stored response.
     public var description: String {
         let outcome = statusCode.map { "\($0)" } ?? "failed (\(error?.kind.description ?? "error"))"
         let shown = (duration.inSeconds * 10_000).rounded() / 10
         let hopNote = hop > 0 ? ", hop \(hop + 1)" : ""
         let size = isStreamed ? "streamed, head" : "\(bytesReceived) B"
-        let sourceNote = source == .network ? "" : ", from \(source)"
+        let sourceNote =
+            switch source {
+            case .network: ""
+            case .cache: ", from cache"
+            case .revalidated: ", revalidated"
+            }
         return
             "\(method) \(redactedURL) → \(outcome), \(size) in \(shown) ms (attempt \(attempt)\(hopNote)\(sourceNote))"
     }

@@ -67,10 +67,12 @@ extension Pipeline {
             var statusCode: Int?
             var isStreamed = false
             var source = ResponseSource.network
+            // What goes on the wire: the request, or the cache's conditional form of it.
+            var outgoing = request
             func complete(_ error: EndpointError?) {
                 guard let call, let start else { return }
                 var record = ExchangeRecord(
-                    request: request,
+                    request: outgoing,
                     redactor: redactor,
                     statusCode: statusCode,
                     bytesReceived: received,
@@ -108,7 +110,6 @@ extension Pipeline {
                 body: options.body,
                 redactor: redactor
             )
-            var outgoing = request
             if let step {
                 switch try step.decide(for: request) {
                 case .serve(let stored):
@@ -172,7 +173,7 @@ extension Pipeline {
                         return try await again.send(request, options: options, hop: hop)
                     }
                     response = finished
-                    statusCode = response.statusCode
+                    // The record keeps what the wire carried (a 304 of no bytes); the caller gets the stored 200.
                     source = response.source
                     call?.emit(
                         .cache(attempt: attempt, request: redactor.summary(of: request), source: response.source)

@@ -61,6 +61,11 @@ import FoundationNetworking
         #expect(revalidated.value == Item(id: 1, name: "tea"))
         #expect(revalidated.headers["X-Version"] == "2")
         #expect(revalidated.headers[.contentType] == "application/json")
+        // The log shows the wire: the conditional request and its 304 of no bytes.
+        let record = try #require(harness.events.records.last)
+        #expect(record.statusCode == 304 && record.bytesReceived == 0 && record.source == .revalidated)
+        #expect(record.requestHeaders[.ifNoneMatch] == "\"v1\"")
+        #expect(record.description.hasSuffix("revalidated)"))
         // The 304's max-age freshened the stored response.
         harness.wall.advance(50)
         #expect(try await harness.client.exchange(for: .item(1)).source == .cache)
