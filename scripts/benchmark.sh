@@ -25,9 +25,13 @@ for round in 1 2 3; do
     for side in $sides; do "$bin" download "$ENDPOINTKIT_NGINX_URL" 1024 1 "$side" | tail -n +2; done
 done
 "$bin" stream "$ENDPOINTKIT_NGINX_URL" 1024
+"$bin" cache-walk "$ENDPOINTKIT_FAULT_URL" 100
+"$bin" cache-hit "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-12}"
+"$bin" cache-memory "$ENDPOINTKIT_NGINX_URL" 2000
 "$bin" request-building 100000
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 64
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 256
 "$bin" load "$ENDPOINTKIT_HTTPBIN_URL" 1000 64
 "$bin" load "$ENDPOINTKIT_HTTPBIN_URL" 5000 64
 scripts/benchmark-instructions.sh 20 120
+scripts/benchmark-instructions.sh cache 20 120

@@ -21,6 +21,9 @@ import FoundationNetworking
 //   endpointkit-benchmarks download NGINX_URL [MEBIBYTES] [ROUNDS] [whole|parts|urlsession]
 //                                                                      peak memory of a download to disk
 //   endpointkit-benchmarks stream NGINX_URL [MEBIBYTES]                peak memory of decoding JSON Lines as they stream
+//   endpointkit-benchmarks cache-walk FAULT_URL [PAGES]                a repeated paged walk through the HTTP cache
+//   endpointkit-benchmarks cache-hit NGINX_URL [PAIRS]                 a fresh hit / a loopback request
+//   endpointkit-benchmarks cache-memory NGINX_URL [COUNT]              64 KiB responses through a 16 MiB cache
 //
 // Knobs for experiments, read from the environment: EK_CASE=N runs one comparison case; EK_FILE names the file
 // `profile` fetches; EK_NO_DEADLINE=1 gives the EndpointKit side no deadline; EK_NO_FRESH=1 turns off fresh
@@ -222,6 +225,24 @@ case "compare-posts":
         count: arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1_000,
         concurrency: arguments.dropFirst(4).first.flatMap { Int($0) } ?? 16
     )
+case "cache-walk":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks cache-walk FAULT_URL [PAGES]")
+        exit(64)
+    }
+    try await cacheWalk(faultURL: url, pages: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100)
+case "cache-hit":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks cache-hit NGINX_URL [PAIRS]")
+        exit(64)
+    }
+    try await cacheHit(nginxURL: url, pairs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 12)
+case "cache-memory":
+    guard let text = arguments.dropFirst().first, let url = URL(string: text) else {
+        print("usage: endpointkit-benchmarks cache-memory NGINX_URL [COUNT]")
+        exit(64)
+    }
+    try await cacheMemory(nginxURL: url, count: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 2_000)
 case "request-building":
     try requestBuilding(count: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 default:

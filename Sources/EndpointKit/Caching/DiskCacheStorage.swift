@@ -36,6 +36,7 @@ public final class DiskCacheStorage: HTTPCache.Storage {
     private let temporaryFolder: URL
     private let lockPath: String
     private let secret: [UInt8]
+    private let authenticator: SHA256.Authenticator
     /// Bytes this process believes the entries take: measured when it trims, and added to by each store.
     private let estimatedSize: Locked<Int?> = Locked(nil)
 
@@ -69,6 +70,7 @@ public final class DiskCacheStorage: HTTPCache.Storage {
                 )
             }
             secret = try Self.sharedSecret(in: root, temporaryFolder: temporaryFolder)
+            authenticator = SHA256.Authenticator(key: secret)
         } catch {
             throw EndpointError(
                 .invalidRequest,
@@ -102,7 +104,7 @@ public final class DiskCacheStorage: HTTPCache.Storage {
     // MARK: Keys to files
 
     private func hash(_ text: String) -> String {
-        SHA256.authenticationCode(for: Array(text.utf8), key: secret).prefix(20).hexadecimal
+        authenticator.code(for: text).prefix(20).hexadecimal
     }
 
     private func folder(forURL url: String) -> URL {

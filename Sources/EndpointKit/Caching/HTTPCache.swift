@@ -16,8 +16,8 @@ import Foundation
 public final class HTTPCache: Sendable {
     /// Where responses are kept.
     public let storage: any Storage
-    /// The secret of the keyed hashes: the storage's, or a random one for this cache.
-    private let secret: [UInt8]
+    /// The keyed hash, under the storage's secret or a random one of this cache's.
+    private let authenticator: SHA256.Authenticator
     /// Wall-clock time, which `Date`, `Expires` and `Age` are read against.
     let now: @Sendable () -> Date
     /// Keys being revalidated in the background, so that one stale response starts one revalidation.
@@ -34,10 +34,10 @@ public final class HTTPCache: Sendable {
     ) {
         self.storage = storage
         if let secret = storage.partitionSecret, !secret.isEmpty {
-            self.secret = Array(secret)
+            authenticator = SHA256.Authenticator(key: secret)
         } else {
             var generator = SystemRandomNumberGenerator()
-            self.secret = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            authenticator = SHA256.Authenticator(key: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         }
         now = date
     }
@@ -166,7 +166,7 @@ public final class HTTPCache: Sendable {
 
     /// HMAC-SHA-256 of `text` under the cache's secret, as hexadecimal (the first 128 bits).
     private func hash(_ text: String) -> String {
-        SHA256.authenticationCode(for: Array(text.utf8), key: secret).prefix(16).hexadecimal
+        authenticator.code(for: text).prefix(16).hexadecimal
     }
 
     /// RFC 9110 §8.8.3.2's weak comparison: the opaque tags equal, `W/` ignored.

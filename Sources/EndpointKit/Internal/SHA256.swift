@@ -2,6 +2,9 @@ import Foundation
 
 /// SHA-256 (FIPS 180-4) and HMAC-SHA-256 (RFC 2104), for the HTTP cache's keyed hashes: the core may depend
 /// on nothing but the toolchain, and Foundation on Linux has no digest. Not for passwords or signatures.
+///
+/// Written for the cache's per-call use: no allocation per block, and an ``Authenticator`` that absorbs its key
+/// once, so that a keyed hash of a short text costs two compressions.
 struct SHA256 {
     private static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
@@ -14,25 +17,21 @@ struct SHA256 {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    /// The digest of `message`: 32 bytes.
-    static func hash<Bytes: Collection<UInt8>>(_ message: Bytes) -> [UInt8] {
-        var state: [UInt32] = [
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-        ]
-        var padded = Array(message)
-        let bitLength = UInt64(padded.count) &* 8
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            padded.append(UInt8(truncatingIfNeeded: bitLength >> shift))
-        }
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: padded.count, by: 64) {
+    /// The eight working words.
+    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+    )
+    /// Bytes absorbed in whole blocks so far.
+    private var absorbed = 0
+
+    /// Compresses one 64-byte block at `block`.
+    private mutating func compress(_ block: UnsafePointer<UInt8>) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
             for index in 0..<16 {
-                let offset = blockStart + index * 4
+                let offset = index * 4
                 schedule[index] =
-                    UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16 | UInt32(padded[offset + 2]) << 8
-                    | UInt32(padded[offset + 3])
+                    UInt32(block[offset]) << 24 | UInt32(block[offset + 1]) << 16 | UInt32(block[offset + 2]) << 8
+                    | UInt32(block[offset + 3])
             }
             for index in 16..<64 {
                 let early = schedule[index - 15]
@@ -41,28 +40,89 @@ struct SHA256 {
                 let sigma1 = late.rotatedRight(17) ^ late.rotatedRight(19) ^ (late >> 10)
                 schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
             }
-            var (a, b, c, d, e, f, g, h) = (
-                state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
-            )
-            for index in 0..<64 {
-                let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
-                let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = sum0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+            var (a, b, c, d, e, f, g, h) = state
+            Self.roundConstants.withUnsafeBufferPointer { constants in
+                for index in 0..<64 {
+                    let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+                    let choice = (e & f) ^ (~e & g)
+                    let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
+                    let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+                    let majority = (a & b) ^ (a & c) ^ (b & c)
+                    (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ sum0 &+ majority)
+                }
             }
-            for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
+            state = (
+                state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
+                state.7 &+ h
+            )
         }
+        absorbed += 64
+    }
+
+    /// The digest of everything absorbed, then `tail`: its whole blocks, then the padding and the length.
+    private func finishing(_ tail: UnsafeRawBufferPointer) -> [UInt8] {
+        var copy = self
+        let bytes = tail.bindMemory(to: UInt8.self)
+        var offset = 0
+        while bytes.count - offset >= 64, let base = bytes.baseAddress {
+            copy.compress(base + offset)
+            offset += 64
+        }
+        let bitLength = UInt64(copy.absorbed + bytes.count - offset) &* 8
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { last in
+            let remaining = bytes.count - offset
+            for index in 0..<remaining { last[index] = bytes[offset + index] }
+            last[remaining] = 0x80
+            let length = remaining + 1 + 8 <= 64 ? 64 : 128
+            for index in (remaining + 1)..<(length - 8) { last[index] = 0 }
+            for index in 0..<8 { last[length - 8 + index] = UInt8(truncatingIfNeeded: bitLength >> (56 - 8 * index)) }
+            guard let base = last.baseAddress else { return }
+            copy.compress(base)
+            if length == 128 { copy.compress(base + 64) }
+        }
+        let words = [copy.state.0, copy.state.1, copy.state.2, copy.state.3, copy.state.4, copy.state.5,
+            copy.state.6, copy.state.7]
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
-        for word in state {
-            for shift in stride(from: 24, through: 0, by: -8) {
-                digest.append(UInt8(truncatingIfNeeded: word >> shift))
-            }
+        for word in words {
+            for shift in stride(from: 24, through: 0, by: -8) { digest.append(UInt8(truncatingIfNeeded: word >> shift)) }
         }
         return digest
+    }
+
+    /// The digest of `message`: 32 bytes.
+    static func hash<Bytes: Collection<UInt8>>(_ message: Bytes) -> [UInt8] {
+        let bytes = Array(message)
+        return bytes.withUnsafeBytes { SHA256().finishing($0) }
+    }
+
+    /// HMAC-SHA-256 under one key, the key's two blocks absorbed once.
+    struct Authenticator: Sendable {
+        private let inner: SHA256
+        private let outer: SHA256
+
+        init<Key: Collection<UInt8>>(key: Key) {
+            var block = key.count > 64 ? SHA256.hash(key) : Array(key)
+            block += [UInt8](repeating: 0, count: 64 - block.count)
+            var inner = SHA256()
+            var outer = SHA256()
+            (block.map { $0 ^ 0x36 }).withUnsafeBufferPointer { inner.compress($0.baseAddress!) }
+            (block.map { $0 ^ 0x5c }).withUnsafeBufferPointer { outer.compress($0.baseAddress!) }
+            self.inner = inner
+            self.outer = outer
+        }
+
+        /// HMAC-SHA-256 of `message`: 32 bytes.
+        func code(for message: UnsafeRawBufferPointer) -> [UInt8] {
+            let innerDigest = inner.finishing(message)
+            return innerDigest.withUnsafeBytes { outer.finishing($0) }
+        }
+
+        /// HMAC-SHA-256 of `text`'s UTF-8: 32 bytes.
+        func code(for text: String) -> [UInt8] {
+            var text = text
+            return text.withUTF8 { code(for: UnsafeRawBufferPointer($0)) }
+        }
     }
 
     /// HMAC-SHA-256 of `message` under `key`: 32 bytes.
@@ -70,10 +130,7 @@ struct SHA256 {
         for message: Message,
         key: Key
     ) -> [UInt8] {
-        var block = key.count > 64 ? hash(key) : Array(key)
-        block += [UInt8](repeating: 0, count: 64 - block.count)
-        let inner = hash(block.map { $0 ^ 0x36 } + message)
-        return hash(block.map { $0 ^ 0x5c } + inner)
+        Array(message).withUnsafeBytes { Authenticator(key: key).code(for: $0) }
     }
 }
 
