@@ -47,11 +47,21 @@ public final class HTTPCache: Sendable {
 
     /// The key `request` is stored under: its method and URL in the partition of its secret headers.
     func key(for request: TransportRequest, redactor: Redactor) -> Key {
-        var credentials: [String] = []
+        // `name:value` lines of the secret headers, names lowercased, in name order: the same credentials give
+        // the same partition whatever order a middleware added them in. Built as bytes, hashed once.
+        var lines: [[UInt8]] = []
         for field in request.headers where redactor.isSensitive(field.name) {
-            credentials.append("\(field.name.rawValue.lowercased()):\(field.value)")
+            var line = field.name.rawValue.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+            line.append(UInt8(ascii: ":"))
+            line.append(contentsOf: field.value.utf8)
+            lines.append(line)
         }
-        let partition = credentials.isEmpty ? "" : hash(credentials.sorted().joined(separator: "\n"))
+        var partition = ""
+        if !lines.isEmpty {
+            if lines.count > 1 { lines.sort { $0.lexicographicallyPrecedes($1) } }
+            let material = lines.joined(separator: [UInt8(ascii: "\n")]).map { $0 }
+            partition = material.withUnsafeBytes { authenticator.code(for: $0) }.prefix(16).hexadecimal
+        }
         return Key(partition: partition, method: request.method, url: request.url.absoluteString)
     }
 
