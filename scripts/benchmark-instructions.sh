@@ -3,17 +3,18 @@
 # decoding `{"result": User}` from loopback nginx, through EndpointKit's default client and through the raw client
 # configured the same way, grouped by library. Each side runs twice, with FEW and MANY calls; the difference
 # divided by MANY - FEW is the cost of one call, without start-up.
-#   scripts/benchmark-instructions.sh [urlsession|pipeline|ahc|cache|pipeline-cache] [FEW] [MANY]
+#   scripts/benchmark-instructions.sh [urlsession|pipeline|ahc|cache|pipeline-cache|cache-hit] [FEW] [MANY]
 #     urlsession (the default): EndpointKit's URLSessionTransport against raw URLSession
 #     pipeline: the README pipeline (auth, retry, throttle, logging, a validator) against raw URLSession sending
 #       the same Authorization header
 #     ahc: EndpointKit over AsyncHTTPClientTransport (Adapters/AsyncHTTPClient) against raw AsyncHTTPClient
 #     cache, pipeline-cache: EndpointKit (or the pipeline) with the HTTP cache on, for calls it cannot serve,
 #       against the same without the cache: what the cache's step costs
+#     cache-hit: a fresh hit from the cache, decoded, against a raw URLSession request, decoded
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stack=urlsession
-case "${1:-}" in urlsession | pipeline | ahc | cache | pipeline-cache) stack=$1; shift ;; esac
+case "${1:-}" in urlsession | pipeline | ahc | cache | pipeline-cache | cache-hit) stack=$1; shift ;; esac
 few=${1:-20}
 many=${2:-120}
 state=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-bench.XXXXXX")
@@ -44,6 +45,7 @@ case $stack in
     pipeline) raw_side=raw-auth kit_side=pipeline raw_name="raw URLSession + auth" ;;
     cache) raw_side=kit kit_side=kit-cache raw_name="EndpointKit, no cache" ;;
     pipeline-cache) raw_side=pipeline kit_side=pipeline-cache raw_name="pipeline, no cache" ;;
+    cache-hit) kit_side=kit-hit ;;
 esac
 for side in raw kit; do
     argument=$raw_side

@@ -75,6 +75,7 @@ func cacheWalk(faultURL: URL, pages: Int) async throws {
         let (sent, conditional) = counter.take()
         let now = (ok: try await count("pages-200"), notModified: try await count("pages-304"),
             bytes: try await count("pages-bytes"))
+        _ = counter.take()  // the counting requests themselves
         let ok = now.ok - previous.ok
         let notModified = now.notModified - previous.notModified
         let bytes = now.bytes - previous.bytes

@@ -9,13 +9,14 @@ import FoundationNetworking
 // NGINX_URL/user-1k.json (`{"result": User}`), through EndpointKit or through raw URLSession configured as
 // EndpointKit's default transport is. scripts/benchmark-instructions.sh runs it and prints the cost per call.
 //
-//   endpointkit-instructions kit|raw|pipeline|raw-auth|kit-cache|pipeline-cache NGINX_URL COUNT
+//   endpointkit-instructions kit|raw|pipeline|raw-auth|kit-cache|pipeline-cache|kit-hit NGINX_URL COUNT
 //
 // `pipeline` is the README's pipeline (bearer authentication, retry, throttle, logging, an error-envelope
 // validator); `raw-auth` is raw URLSession sending the same `Authorization` header. `kit` and `pipeline` run
 // without the HTTP cache; `kit-cache` and `pipeline-cache` run the same calls with the default cache on and the
 // endpoint asking it to store nothing (`no-store`), so that every call still goes out: what the cache's step
 // costs a call it cannot serve (its look-up, the partition's keyed hash with a token, the storability check).
+// `kit-hit` serves every call after the first from the cache (the endpoint accepts a stale response).
 //
 // The main thread waits on a semaphore instead of being async: valgrind stops with a fatal signal on an async
 // top-level program, and runs this one.
@@ -66,21 +67,22 @@ private func run(side: String, baseURL: URL, count: Int) async throws {
             environment: ServerEnvironment(baseURL: baseURL),
             transport: URLSessionTransport(configuration: configuration),
             envelope: .networkResponse,
-            cache: side == "kit-cache" ? HTTPCache() : nil
+            cache: side == "kit-cache" || side == "kit-hit" ? HTTPCache() : nil
         )
         var endpoint = Endpoint<EndpointKinds.Public, User>(path: "user-1k.json")
         endpoint.options.cacheDirectives.noStore = side == "kit-cache"
+        if side == "kit-hit" { endpoint.options.cacheDirectives.maxStale = .seconds(86_400) }
         for _ in 0..<count { _ = try await client.response(for: endpoint) }
     }
 }
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4,
-    ["kit", "raw", "pipeline", "raw-auth", "kit-cache", "pipeline-cache"].contains(arguments[1]),
+    ["kit", "raw", "pipeline", "raw-auth", "kit-cache", "pipeline-cache", "kit-hit"].contains(arguments[1]),
     let baseURL = URL(string: arguments[2]),
     let count = Int(arguments[3])
 else {
-    print("usage: endpointkit-instructions kit|raw|pipeline|raw-auth|kit-cache|pipeline-cache NGINX_URL COUNT")
+    print("usage: endpointkit-instructions kit|raw|pipeline|raw-auth|kit-cache|pipeline-cache|kit-hit NGINX_URL COUNT")
     exit(64)
 }
 let side = arguments[1]

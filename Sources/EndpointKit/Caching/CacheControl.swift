@@ -46,49 +46,50 @@ struct CacheControl: Sendable {
         return entry == nil ? .infinity : seconds("max-stale")
     }
 
-    /// `field, field; a="x,y", b` as lowercase names and unquoted values, commas inside quotes kept.
+    /// `field, field; a="x,y", b` as lowercase names and unquoted values, commas inside quotes kept. Read as
+    /// bytes: every cache hit parses its stored response's directives.
     private static func split(_ value: String) -> [(String, String?)] {
         var parts: [(String, String?)] = []
-        var name = ""
-        var current = ""
+        var name: [UInt8] = []
+        var current: [UInt8] = []
         var hasValue = false
         var quoted = false
         var escaped = false
+        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self).trimmingSpaces }
         func finish() {
-            let trimmedName = (hasValue ? name : current).trimmingCharacters(in: .whitespaces).lowercased()
-            let directiveValue = hasValue ? current.trimmingCharacters(in: .whitespaces) : nil
-            parts.append((trimmedName, directiveValue))
-            name = ""
-            current = ""
+            let directive = text(hasValue ? name : current).lowercased()
+            if !directive.isEmpty { parts.append((directive, hasValue ? text(current) : nil)) }
+            name = []
+            current = []
             hasValue = false
         }
-        for character in value {
+        for byte in value.utf8 {
             if quoted {
                 if escaped {
-                    current.append(character)
+                    current.append(byte)
                     escaped = false
-                } else if character == "\\" {
+                } else if byte == UInt8(ascii: "\\") {
                     escaped = true
-                } else if character == "\"" {
+                } else if byte == UInt8(ascii: "\"") {
                     quoted = false
                 } else {
-                    current.append(character)
+                    current.append(byte)
                 }
                 continue
             }
-            switch character {
-            case ",": finish()
-            case "=" where !hasValue:
+            switch byte {
+            case UInt8(ascii: ","): finish()
+            case UInt8(ascii: "=") where !hasValue:
                 name = current
-                current = ""
+                current = []
                 hasValue = true
-            case "\"" where hasValue && current.trimmingCharacters(in: .whitespaces).isEmpty:
-                current = ""
+            case UInt8(ascii: "\"") where hasValue && current.allSatisfy({ $0 == 0x20 || $0 == 0x09 }):
+                current = []
                 quoted = true
-            default: current.append(character)
+            default: current.append(byte)
             }
         }
         finish()
-        return parts.filter { !$0.0.isEmpty }
+        return parts
     }
 }

@@ -37,7 +37,7 @@ enum CacheRules {
     /// The request header names `Vary` lists, lowercased, sorted and without repeats; `*` when it says `*`.
     static func varyNames(_ headers: HTTPHeaders) -> [String] {
         let names = headers.values(for: .vary).flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            .map { $0.trimmingSpaces.lowercased() }.filter { !$0.isEmpty }
         return Array(Set(names)).sorted()
     }
 
@@ -69,7 +69,7 @@ enum CacheRules {
         let apparentAge = max(0, entry.responseDate.timeIntervalSince(date))
         let ageValue =
             entry.headers[.age].flatMap { value -> Double? in
-                let trimmed = value.trimmingCharacters(in: .whitespaces)
+                let trimmed = value.trimmingSpaces
                 guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
                 return min(Double(trimmed) ?? .infinity, 2_147_483_648)
             } ?? 0

@@ -69,7 +69,7 @@ public final class HTTPCache: Sendable {
     func secondaryKey(selecting names: [String], from headers: HTTPHeaders) -> String? {
         guard !names.isEmpty else { return nil }
         let selected = names.map { name in
-            let values = headers.values(for: HTTPHeaders.Name(name)).map { $0.trimmingCharacters(in: .whitespaces) }
+            let values = headers.values(for: HTTPHeaders.Name(name)).map { $0.trimmingSpaces }
             return "\(name):\(values.joined(separator: ", "))"
         }
         return hash(selected.joined(separator: "\n"))
@@ -182,7 +182,7 @@ public final class HTTPCache: Sendable {
     /// RFC 9110 §8.8.3.2's weak comparison: the opaque tags equal, `W/` ignored.
     static func weaklyEqual(_ first: String, _ second: String) -> Bool {
         func opaque(_ tag: String) -> Substring {
-            let trimmed = tag.trimmingCharacters(in: .whitespaces)
+            let trimmed = tag.trimmingSpaces
             return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : Substring(trimmed)
         }
         return opaque(first) == opaque(second)

@@ -8,7 +8,7 @@ enum HTTPDate {
     /// two obsolete forms go to a `DateFormatter`, and only printable ASCII of a date's length ever reaches it,
     /// since it stops the process on some non-ASCII input (found by fuzzing: "w\u{6E0}…mmm:2FF").
     static func parse(_ value: String) -> Date? {
-        let value = value.trimmingCharacters(in: .whitespaces)
+        let value = value.trimmingSpaces
         if let date = parseFixdate(Array(value.utf8)) { return date }
         guard value.utf8.count <= 64, value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
         for formatter in obsoleteFormatters {

@@ -66,10 +66,10 @@ enum LinkHeader {
                     } else {
                         let token = characters.prefix { $0 != ";" && $0 != "," }
                         characters = characters.dropFirst(token.count)
-                        parameterValue = token.trimmingCharacters(in: .whitespaces)
+                        parameterValue = token.trimmingSpaces
                     }
                 }
-                let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+                let key = name.trimmingSpaces.lowercased()
                 // The first occurrence of a parameter counts (RFC 8288 §3.3 for rel).
                 if !key.isEmpty, link.parameters[key] == nil { link.parameters[key] = parameterValue }
             }
