@@ -14,6 +14,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case .envelope: EnvelopeFuzz.run(&input)
     case .eventStream: EventStreamFuzz.run(&input)
     case .headerNumber: HeaderNumberFuzz.run(&input)
+    case .cacheHeaders: CacheHeadersFuzz.run(&input)
     }
     return 0
 }
@@ -23,6 +24,7 @@ enum FuzzTarget: String, CaseIterable {
     case path, query, header, multipart, curl, envelope
     case eventStream = "event-stream"
     case headerNumber = "header-number"
+    case cacheHeaders = "cache-headers"
 
     static let current: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-100000}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(path query header multipart curl envelope event-stream header-number)
+[ ${#targets[@]} -gt 0 ] || targets=(path query header multipart curl envelope event-stream header-number cache-headers)
 
 mkdir -p .build-fuzz
 binary=.build-fuzz/endpointkit-fuzz
