@@ -73,8 +73,10 @@ func cacheWalk(faultURL: URL, pages: Int) async throws {
             items += page.value.count
         }
         let (sent, conditional) = counter.take()
-        let now = (ok: try await count("pages-200"), notModified: try await count("pages-304"),
-            bytes: try await count("pages-bytes"))
+        let now = (
+            ok: try await count("pages-200"), notModified: try await count("pages-304"),
+            bytes: try await count("pages-bytes")
+        )
         _ = counter.take()  // the counting requests themselves
         let ok = now.ok - previous.ok
         let notModified = now.notModified - previous.notModified
@@ -146,7 +148,10 @@ func cacheHit(nginxURL: URL, pairs: Int) async throws {
         String(
             format: "cache-hit: a fresh hit (decoded 1 KB) / a loopback request (raw URLSession, decoded): median %.3f"
                 + " [%.3f–%.3f] over %d pairs",
-            median(ratios), sorted.first ?? 0, sorted.last ?? 0, pairs
+            median(ratios),
+            sorted.first ?? 0,
+            sorted.last ?? 0,
+            pairs
         )
     )
 }
@@ -173,6 +178,9 @@ func cacheMemory(nginxURL: URL, count: Int) async throws {
     print(
         "cache-memory: \(count) × 64 KiB through a cache bounded to \(bound >> 20) MiB: \(storage.count) entries,"
             + String(format: " %.2f MiB held;", Double(storage.currentSize) / 1_048_576)
-            + String(format: " resident memory %+.1f MiB over the same calls without a cache", Double(after - before) / 1024)
+            + String(
+                format: " resident memory %+.1f MiB over the same calls without a cache",
+                Double(after - before) / 1024
+            )
     )
 }

@@ -111,7 +111,9 @@ await step("A paged list walked twice through the HTTP cache: the second walk is
             names += page.value.map(\.name)
             sources.append("\(page.source)")
         }
-        print("  ✓ walk \(walk): \(names.count) items in \(sources.count) pages, from \(sources.joined(separator: ", "))")
+        print(
+            "  ✓ walk \(walk): \(names.count) items in \(sources.count) pages, from \(sources.joined(separator: ", "))"
+        )
     }
 }
 

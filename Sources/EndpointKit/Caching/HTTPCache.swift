@@ -37,7 +37,9 @@ public final class HTTPCache: Sendable {
             authenticator = SHA256.Authenticator(key: secret)
         } else {
             var generator = SystemRandomNumberGenerator()
-            authenticator = SHA256.Authenticator(key: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+            authenticator = SHA256.Authenticator(
+                key: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            )
         }
         now = date
     }

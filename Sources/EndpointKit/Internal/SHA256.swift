@@ -80,12 +80,16 @@ struct SHA256 {
             copy.compress(base)
             if length == 128 { copy.compress(base + 64) }
         }
-        let words = [copy.state.0, copy.state.1, copy.state.2, copy.state.3, copy.state.4, copy.state.5,
-            copy.state.6, copy.state.7]
+        let words = [
+            copy.state.0, copy.state.1, copy.state.2, copy.state.3, copy.state.4, copy.state.5,
+            copy.state.6, copy.state.7,
+        ]
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
         for word in words {
-            for shift in stride(from: 24, through: 0, by: -8) { digest.append(UInt8(truncatingIfNeeded: word >> shift)) }
+            for shift in stride(from: 24, through: 0, by: -8) {
+                digest.append(UInt8(truncatingIfNeeded: word >> shift))
+            }
         }
         return digest
     }

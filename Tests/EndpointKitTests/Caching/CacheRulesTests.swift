@@ -283,13 +283,15 @@ import Testing
                 .utf8
         )
         #expect(
-            SHA256.hash(twoBlocks).hexadecimal == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1")
+            SHA256.hash(twoBlocks).hexadecimal == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+        )
         // RFC 4231, test case 6: a key longer than a block.
         #expect(
             SHA256.authenticationCode(
                 for: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
                 key: [UInt8](repeating: 0xaa, count: 131)
-            ).hexadecimal == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+            ).hexadecimal == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        )
         // RFC 4231, test case 2.
         #expect(
             SHA256.authenticationCode(for: Array("what do ya want for nothing?".utf8), key: Array("Jefe".utf8))
