@@ -72,7 +72,7 @@ public struct EndpointClient: Sendable {
     ///   - clock: The clock every wait and timing reads; tests pass one they move by hand (`TestClock` in
     ///     `EndpointKitTesting`).
     ///   - cache: Where GET responses are served from and stored: a new ``HTTPCache`` in memory, 16 MiB,
-    ///     private to this client and its copies, unless given; `nil` for none. See <doc:HTTPCaching>.
+    ///     private to this client and its copies, unless given; `nil` for none. See ``HTTPCache``.
     public init(
         environment: ServerEnvironment,
         transport: any Transport = URLSessionTransport(),

@@ -110,8 +110,12 @@ struct SHA256 {
             block += [UInt8](repeating: 0, count: 64 - block.count)
             var inner = SHA256()
             var outer = SHA256()
-            (block.map { $0 ^ 0x36 }).withUnsafeBufferPointer { inner.compress($0.baseAddress!) }
-            (block.map { $0 ^ 0x5c }).withUnsafeBufferPointer { outer.compress($0.baseAddress!) }
+            (block.map { $0 ^ 0x36 }).withUnsafeBufferPointer { bytes in
+                if let base = bytes.baseAddress { inner.compress(base) }
+            }
+            (block.map { $0 ^ 0x5c }).withUnsafeBufferPointer { bytes in
+                if let base = bytes.baseAddress { outer.compress(base) }
+            }
             self.inner = inner
             self.outer = outer
         }
