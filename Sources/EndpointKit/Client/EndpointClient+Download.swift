@@ -24,7 +24,8 @@ extension EndpointClient {
     /// A download to a destination that holds the finished file of an earlier download of the same URL, unchanged
     /// since, asks first whether it is still current (`If-None-Match` with its `ETag`, `If-Modified-Since` with
     /// its `Last-Modified`, kept in `.NAME.validators.json`). A `304 Not Modified` leaves the file as it is and
-    /// returns a response with status 304 and ``ResponseSource/revalidated``.
+    /// returns a response with status 304 and ``ResponseSource/revalidated``. A download in parts asks with
+    /// `Range` from its first request instead.
     ///
     /// With ``RequestDefaults/downloadPartSize`` set, the file is asked for that many bytes at a time, each part
     /// a `Range` request checked against the first part's validator, so that a transport without back-pressure
