@@ -60,6 +60,9 @@ extension EndpointError {
         /// A page sequence was sent to a next page it had already fetched (the same URL twice): the server's
         /// `Link`, cursor or page numbers go round in a loop. Iteration stops with this error.
         public static let paginationLoop = Kind("paginationLoop")
+        /// A ``ModelLoader``'s batch endpoint answered without the model asked for; only the callers of that ID
+        /// fail.
+        public static let modelNotFound = Kind("modelNotFound")
         /// More redirects than the client's ``RedirectPolicy`` allows.
         public static let tooManyRedirects = Kind("tooManyRedirects")
     }

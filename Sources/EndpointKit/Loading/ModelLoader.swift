@@ -1,24 +1,41 @@
 import Foundation
 
-/// Loads any `Identifiable & Decodable` model by its ID, through an endpoint you name once.
+/// Loads any `Identifiable & Decodable` model by its ID, keeps it, and keeps everyone who shows it up to date: a
+/// model store that runs anywhere Swift runs, with no UI framework.
 ///
 ///     let loader = ModelLoader<Item>(client: client) { id in .item(id) }
-///     let item = try await loader.loadModel(withID: 42)
-///     for try await item in loader.publisher(forID: 42) { print(item.name) }
+///     let item = try await loader.loadModel(withID: 42)                      // one GET; again within 5 s: none
+///     for try await item in loader.publisher(forID: 42) { show(item) }      // now, then every change
+///     loader.invalidate(id: 42)                                              // observed: fetched again
+///     try await loader.update(edited) { try await client.response(for: .save(edited), using: token) }
 ///
-/// For models behind a kind that needs request data, pass it once with ``init(client:using:endpoint:)``.
-///
-/// Concurrent calls for the same request share it: ten views asking for item 42 at once cause one `GET`. Calls
-/// are shared by the method and URL they send, so two IDs that Swift finds equal but that reach different URLs
-/// (canonically equivalent strings such as "é" and "e\u{301}") are loaded apart.
-/// A caller whose task is cancelled stops waiting at once; the request itself is cancelled only when no
-/// caller waits for it any more. Nothing is cached: a call after the request finished sends a new one.
+/// - **Freshness and retention** (``ModelStorePolicy``): a value younger than its freshness is served with no
+///   request; an older one is revalidated (a conditional request through the client's ``HTTPCache``, whose 304
+///   renews it and changes nothing). An entry nobody observes is dropped after its retention, and under a count
+///   bound, least recently used first.
+/// - **Live observation**: ``publisher(forID:)`` yields the value now, then every change (a load, a revalidation
+///   that changed it, an invalidation's refetch, a write) until the loop stops; ``states(forID:)`` adds loading
+///   and the last error beside the value.
+/// - **Invalidation** by ID, by predicate and all marks entries stale and fetches again only those someone
+///   observes.
+/// - **Writes**: ``put(_:)`` a model the app got elsewhere (a `PATCH`'s answer, the items of a list);
+///   ``update(_:sending:)`` shows a value to every observer before the request is sent, and rolls it back if the
+///   request fails. No observer ever sees an older value after a newer one.
+/// - **Batches** (``ModelBatch``): IDs asked for together go out in one request.
+/// - **Shared loads**: concurrent calls for one request share it, keyed by the request sent, so two IDs Swift
+///   finds equal but that reach different URLs ("é" and "e\u{301}") load apart. A caller whose task is
+///   cancelled stops waiting at once; the request is cancelled when nobody waits for it.
 public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable where Model.ID: Sendable {
-    private let load: @Sendable (Model.ID) async throws(EndpointError) -> Model
+    /// Loads `id`; with `revalidate`, asks the server even past a fresh HTTP cache entry. `unchanged` is a 304.
+    private let fetch: @Sendable (Model.ID, _ revalidate: Bool) async throws(EndpointError) -> (model: Model, unchanged: Bool)
     /// What makes two loads the same: the request they send, not `Model.ID`'s `==` (canonically equivalent
     /// string IDs are equal, yet percent-encode to different URLs).
     private let key: @Sendable (Model.ID) -> LoadKey<Model.ID>
     private let inFlight = SharedLoads<LoadKey<Model.ID>, Model>()
+    let store: ModelStore<Model>
+
+    /// How long values stay fresh and entries are kept.
+    public var policy: ModelStorePolicy { store.policy }
 
     /// How many callers wait for the load of `id` now.
     func waiterCount(for id: Model.ID) -> Int { inFlight.waiterCount(for: key(id)) }
@@ -27,12 +44,14 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     ///
     /// - Parameters:
     ///   - client: The client that sends the requests.
+    ///   - policy: Freshness, retention and the count bound.
     ///   - endpoint: The endpoint that returns the model with a given ID.
     public init<Kind: EndpointKind>(
         client: EndpointClient,
+        policy: ModelStorePolicy = ModelStorePolicy(),
         endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
     ) where Kind.RequestData == Void {
-        self.init(client: client, using: (), endpoint: endpoint)
+        self.init(client: client, using: (), policy: policy, endpoint: endpoint)
     }
 
     /// Creates a loader that sends every request with `requestData`, e.g. an ``AccessToken``.
@@ -40,14 +59,19 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     /// - Parameters:
     ///   - client: The client that sends the requests.
     ///   - requestData: What the endpoints' kind needs.
+    ///   - policy: Freshness, retention and the count bound.
     ///   - endpoint: The endpoint that returns the model with a given ID.
     public init<Kind: EndpointKind>(
         client: EndpointClient,
         using requestData: Kind.RequestData,
+        policy: ModelStorePolicy = ModelStorePolicy(),
         endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
     ) {
-        load = { id async throws(EndpointError) -> Model in
-            try await client.response(for: endpoint(id), using: requestData)
+        fetch = { id, revalidate async throws(EndpointError) in
+            var request = endpoint(id)
+            if revalidate { request.options.cacheDirectives.noCache = true }
+            let response = try await client.exchange(for: request, using: requestData)
+            return (response.value, response.source == .revalidated)
         }
         let environment = client.environment
         key = { id in
@@ -55,29 +79,206 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
             guard let url = try? request.makeURL(in: environment) else { return LoadKey(exactly: id) }
             return .request(method: request.method.rawValue, url: url.absoluteString)
         }
+        store = ModelStore(policy: policy, clock: client.clock)
     }
 
-    /// Creates a loader from any loading function, e.g. one that reads a cache first.
+    /// Creates a loader that loads through a batch endpoint: see ``ModelBatch``.
+    ///
+    /// - Parameters:
+    ///   - client: The client that sends the requests.
+    ///   - requestData: What the batch endpoint's kind needs.
+    ///   - policy: Freshness, retention and the count bound.
+    ///   - batch: The batch endpoint, its maximum size and its window.
+    public init<Kind: EndpointKind>(
+        client: EndpointClient,
+        using requestData: Kind.RequestData,
+        policy: ModelStorePolicy = ModelStorePolicy(),
+        batch: ModelBatch<Kind, Model>
+    ) {
+        let batcher = ModelBatcher<Model>(maximumSize: batch.maximumSize, window: batch.window, clock: client.clock) {
+            ids async throws(EndpointError) in
+            try await client.response(for: batch.endpoint(ids), using: requestData)
+        }
+        fetch = { id, _ async throws(EndpointError) in (try await batcher.load(id), false) }
+        key = { LoadKey(exactly: $0) }
+        store = ModelStore(policy: policy, clock: client.clock)
+    }
+
+    /// Creates a loader through a batch endpoint whose kind needs no request data.
+    public init<Kind: EndpointKind>(
+        client: EndpointClient,
+        policy: ModelStorePolicy = ModelStorePolicy(),
+        batch: ModelBatch<Kind, Model>
+    ) where Kind.RequestData == Void {
+        self.init(client: client, using: (), policy: policy, batch: batch)
+    }
+
+    /// Creates a loader from any loading function, e.g. one that reads a database.
     ///
     /// Concurrent calls share a load when their IDs are equal and also print the same, Unicode scalar for
-    /// scalar: string IDs that are only canonically equivalent load apart.
-    public init(load: @escaping @Sendable (Model.ID) async throws(EndpointError) -> Model) {
-        self.load = load
+    /// scalar: string IDs that are only canonically equivalent load apart. Every load counts as a change.
+    ///
+    /// - Parameters:
+    ///   - policy: Freshness, retention and the count bound.
+    ///   - clock: The clock freshness and retention are measured on.
+    ///   - load: Loads the model with an ID.
+    public init(
+        policy: ModelStorePolicy = ModelStorePolicy(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        load: @escaping @Sendable (Model.ID) async throws(EndpointError) -> Model
+    ) {
+        fetch = { id, _ async throws(EndpointError) in (try await load(id), false) }
         key = { LoadKey(exactly: $0) }
+        store = ModelStore(policy: policy, clock: clock)
     }
 
-    /// Loads the model with `id`.
+    // MARK: Reading
+
+    /// The model with `id`: the stored value while it is fresh, otherwise loaded (sharing a load in flight).
     ///
     /// - Throws: ``EndpointError``, as ``EndpointClient/response(for:using:)`` does.
     public func loadModel(withID id: Model.ID) async throws(EndpointError) -> Model {
-        let load = self.load
-        return try await inFlight.value(for: key(id)) { () async throws(EndpointError) -> Model in try await load(id) }
+        let key = key(id)
+        if let fresh = store.freshValue(for: key) { return fresh }
+        return try await load(id, key: key, revalidate: false)
     }
 
-    /// A cold, re-iterable publisher that loads the model with `id` once per iteration.
+    /// The models with `ids`, in the same order (repeats included), each as ``loadModel(withID:)`` gets it: fresh
+    /// ones with no request, the rest loaded at once (in batches, with a batch endpoint).
     ///
-    /// See ``EndpointPublisher`` for the contract.
-    public func publisher(forID id: Model.ID) -> EndpointPublisher<Model> {
-        EndpointPublisher { () async throws(EndpointError) -> Model in try await loadModel(withID: id) }
+    /// - Throws: The first failure in the order of `ids`.
+    public func loadModels(withIDs ids: [Model.ID]) async throws(EndpointError) -> [Model] {
+        var unique: [LoadKey<Model.ID>: Model.ID] = [:]
+        for id in ids { unique[key(id)] = id }
+        let loaded = await withTaskGroup(of: (LoadKey<Model.ID>, Result<Model, EndpointError>).self) { group in
+            for (key, id) in unique {
+                group.addTask {
+                    do throws(EndpointError) {
+                        return (key, .success(try await loadModel(withID: id)))
+                    } catch {
+                        return (key, .failure(error))
+                    }
+                }
+            }
+            var results: [LoadKey<Model.ID>: Result<Model, EndpointError>] = [:]
+            for await (key, result) in group { results[key] = result }
+            return results
+        }
+        var models: [Model] = []
+        models.reserveCapacity(ids.count)
+        for id in ids {
+            switch loaded[key(id)] {
+            case .success(let model)?: models.append(model)
+            case .failure(let error)?: throw error
+            case nil: throw EndpointError(.modelNotFound, "no model was loaded for ID \(id)")
+            }
+        }
+        return models
+    }
+
+    /// A live view of the model with `id`: its value now (if there is one), then every new value, until the loop
+    /// stops. Starting it loads the model unless a fresh value is stored. See ``ModelPublisher``.
+    ///
+    /// This was a one-shot publisher before 0.5; ``loadModel(withID:)`` is the one-shot read.
+    public func publisher(forID id: Model.ID) -> ModelPublisher<Model> {
+        ModelPublisher(subscribe: subscription(for: id))
+    }
+
+    /// Every state of the model with `id` (value, loading, error), now and as it changes, until the loop stops.
+    public func states(forID id: Model.ID) -> ModelStates<Model> {
+        ModelStates(subscribe: subscription(for: id))
+    }
+
+    private func subscription(for id: Model.ID) -> @Sendable () -> AsyncStream<ModelState<Model>> {
+        { [self] in
+            let key = key(id)
+            let stream = store.observe(key, id: id)
+            if store.freshValue(for: key) == nil { loadInBackground(id, key: key, revalidate: false) }
+            return stream
+        }
+    }
+
+    // MARK: Invalidating
+
+    /// Marks the model with `id` stale; if anyone observes it, it is fetched again now (asking the server past
+    /// any fresh HTTP cache entry), otherwise when next asked for.
+    public func invalidate(id: Model.ID) {
+        let target = key(id)
+        refetch(store.invalidate { key($0) == target })
+    }
+
+    /// Marks the models whose IDs `matches` selects stale, and fetches again those someone observes.
+    public func invalidate(where matches: (Model.ID) -> Bool) {
+        refetch(store.invalidate(where: matches))
+    }
+
+    /// Marks every model stale, and fetches again those someone observes.
+    public func invalidateAll() {
+        refetch(store.invalidate { _ in true })
+    }
+
+    private func refetch(_ observed: [(key: LoadKey<Model.ID>, id: Model.ID)]) {
+        for (key, id) in observed { loadInBackground(id, key: key, revalidate: true) }
+    }
+
+    // MARK: Writing
+
+    /// Stores `model` as the newest value for its ID, e.g. a `PATCH`'s answer or an item from a list endpoint;
+    /// every observer of that ID gets it.
+    public func put(_ model: Model) {
+        store.write(model, for: key(model.id), id: model.id, confirmed: true)
+    }
+
+    /// Stores every model of `models`, e.g. the items of a page.
+    public func put(contentsOf models: some Sequence<Model>) {
+        for model in models { put(model) }
+    }
+
+    /// Shows `model` to every observer at once, then runs `request` (the write to the server): its answer, when
+    /// it returns one, replaces `model`; if it fails, the value before is put back (unless a newer write came
+    /// since) and the error is thrown.
+    ///
+    ///     try await loader.update(renamed) { try await client.response(for: .rename(renamed), using: token) }
+    ///
+    /// - Returns: The value that stands: the server's answer, or `model`.
+    @discardableResult
+    public func update(
+        _ model: Model,
+        sending request: @Sendable () async throws(EndpointError) -> Model?
+    ) async throws(EndpointError) -> Model {
+        let key = key(model.id)
+        let previous = store.value(for: key)
+        let write = store.write(model, for: key, id: model.id, confirmed: false)
+        do throws(EndpointError) {
+            guard let answer = try await request() else { return model }
+            store.replace(key, write: write, with: answer, confirmed: true)
+            return answer
+        } catch {
+            store.replace(key, write: write, with: previous, confirmed: false)
+            throw error
+        }
+    }
+
+    // MARK: Loading
+
+    private func load(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) async throws(EndpointError) -> Model {
+        let fetch = self.fetch
+        let store = self.store
+        return try await inFlight.value(for: key) { () async throws(EndpointError) -> Model in
+            let writes = store.beginLoad(key, id: id)
+            let result: Result<(model: Model, unchanged: Bool), EndpointError>
+            do throws(EndpointError) {
+                // A stored value is revalidated: a conditional request, whose 304 renews it.
+                result = .success(try await fetch(id, revalidate || store.value(for: key) != nil))
+            } catch {
+                result = .failure(error)
+            }
+            return try store.finishLoad(key, id: id, startedUnder: writes, result: result).get()
+        }
+    }
+
+    private func loadInBackground(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) {
+        let loader = self
+        Task { _ = try? await loader.load(id, key: key, revalidate: revalidate) }
     }
 }

@@ -34,20 +34,27 @@ import FoundationNetworking
         #expect(await transport.requests.first?.value(forHTTPHeaderField: "Authorization") == "Bearer s3cret")
     }
 
-    @Test("The publisher loads once per iteration")
+    @Test("The publisher is live: the value now, then each change, and stopping the loop unsubscribes")
     func publisher() async throws {
-        let transport = StubTransport(replies: [
-            .json(#"{"id": 1, "name": "a"}"#), .json(#"{"id": 1, "name": "b"}"#),
-        ])
+        let transport = StubTransport(replies: [.json(#"{"id": 1, "name": "a"}"#)])
         let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
             id in .item(id)
         }
 
         var names: [String] = []
-        for try await item in loader.publisher(forID: 1) { names.append(item.name) }
-        for try await item in loader.publisher(forID: 1) { names.append(item.name) }
+        for try await item in loader.publisher(forID: 1) {
+            names.append(item.name)
+            if names.count == 1 { loader.put(Item(id: 1, name: "b")) } else { break }
+        }
+        // A second subscriber gets the stored value at once, with no request.
+        for try await item in loader.publisher(forID: 1) {
+            names.append(item.name)
+            break
+        }
 
-        #expect(names == ["a", "b"])
+        #expect(names == ["a", "b", "b"])
+        #expect(await transport.requests.count == 1)
+        #expect(loader.store.observerCount(for: .request(method: "GET", url: "https://api.test/v1/items/1")) == 0)
     }
 
     @Test("Errors keep their context")
@@ -100,16 +107,19 @@ import FoundationNetworking
         #expect(await transport.requests.count == 2)
     }
 
-    @Test("A finished load is not cached: the next call sends a new request")
-    func noCache() async throws {
+    @Test("A loaded value is served with no request while fresh; once stale, the next call loads again")
+    func freshness() async throws {
         let transport = Self.slowItems(delay: .zero)
-        let loader = ModelLoader<Item>(client: EndpointClient(environment: Fixture.environment, transport: transport)) {
-            id in .item(id)
-        }
+        let clock = TestClock()
+        let client = EndpointClient(environment: Fixture.environment, transport: transport, clock: clock, cache: nil)
+        let loader = ModelLoader<Item>(client: client, policy: ModelStorePolicy(freshness: .seconds(5))) { .item($0) }
 
         _ = try await loader.loadModel(withID: 3)
+        clock.advance(by: .seconds(4))
         _ = try await loader.loadModel(withID: 3)
-
+        #expect(await transport.requests.count == 1)
+        clock.advance(by: .seconds(2))
+        _ = try await loader.loadModel(withID: 3)
         #expect(await transport.requests.count == 2)
     }
 

@@ -1,0 +1,26 @@
+/// What a ``ModelLoader`` knows of one model at a moment: its value, whether a load is under way, and how the last
+/// one failed. Not exclusive: "showing the stored value while loading" is a value with `isLoading`, and "the last
+/// refresh failed, here is the value we have" a value with an `error`.
+///
+///     for await state in loader.states(forID: 42) {
+///         if let item = state.value { show(item) }
+///         spinner.isHidden = !state.isLoading
+///         if let error = state.error { banner(error) }
+///     }
+public struct ModelState<Model: Sendable>: Sendable {
+    /// The latest value: loaded, put, or written optimistically; `nil` before the first.
+    public var value: Model?
+    /// Whether a load of the model is under way.
+    public var isLoading: Bool
+    /// How the last load failed, until one succeeds; a failed load never replaces ``value``.
+    public var error: EndpointError?
+    /// Counts changes of ``value``: what tells a value publisher a new value from the same one again.
+    var revision: UInt64 = 0
+
+    /// Creates a state.
+    public init(value: Model? = nil, isLoading: Bool = false, error: EndpointError? = nil) {
+        self.value = value
+        self.isLoading = isLoading
+        self.error = error
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+
+/// The state behind a ``ModelLoader``: one entry per request (``LoadKey``) with its value, its freshness, its
+/// load in progress and last error, and the continuations of everyone observing it.
+///
+/// Every change happens under one lock and reaches observers in the order it happened: an observer never sees
+/// an older value after a newer one. A load that began before a write finishes without replacing it (the write
+/// is newer than whatever the load read), and a rollback only undoes its own write.
+final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID: Sendable {
+    typealias Key = LoadKey<Model.ID>
+    typealias Observer = AsyncStream<ModelState<Model>>.Continuation
+
+    struct Entry {
+        var id: Model.ID
+        var value: Model?
+        /// When a value was last confirmed (loaded, revalidated or written), on the loader's clock; `nil` once
+        /// invalidated.
+        var confirmedAt: Duration?
+        var isLoading = false
+        var error: EndpointError?
+        /// Counts writes (puts, optimistic updates, rollbacks): a load that began under another count is older.
+        var writes: UInt64 = 0
+        var observers: [UInt64: Observer] = [:]
+        var lastUse: Duration
+        /// Counts changes of `value`.
+        var revision: UInt64 = 0
+
+        var state: ModelState<Model> {
+            var state = ModelState(value: value, isLoading: isLoading, error: error)
+            state.revision = revision
+            return state
+        }
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var nextObserver: UInt64 = 0
+        var changesSinceSweep = 0
+    }
+
+    let policy: ModelStorePolicy
+    private let stopwatch: Stopwatch
+    private let state = Locked(State())
+
+    init(policy: ModelStorePolicy, clock: any Clock<Duration>) {
+        self.policy = policy
+        stopwatch = Stopwatch(clock)
+    }
+
+    private var now: Duration { stopwatch.elapsed }
+
+    /// The entry's value when it is younger than the freshness; marks a use.
+    func freshValue(for key: Key) -> Model? {
+        let now = self.now
+        return state.withLock { state in
+            guard var entry = state.entries[key] else { return nil }
+            entry.lastUse = now
+            state.entries[key] = entry
+            guard let confirmed = entry.confirmedAt, now - confirmed < policy.freshness else { return nil }
+            return entry.value
+        }
+    }
+
+    /// The current value, fresh or not.
+    func value(for key: Key) -> Model? { state.withLock { $0.entries[key]?.value } }
+
+    /// Notes that a load starts; returns the write count it starts under.
+    func beginLoad(_ key: Key, id: Model.ID) -> UInt64 {
+        let now = self.now
+        return state.withLock { state in
+            var entry = state.entries[key] ?? Entry(id: id, lastUse: now)
+            entry.isLoading = true
+            entry.lastUse = now
+            state.entries[key] = entry
+            Self.emit(entry)
+            return entry.writes
+        }
+    }
+
+    /// Records a load's outcome and returns the value callers get: the loaded one, or a newer write's.
+    ///
+    /// `unchanged` (a 304) renews the time and emits no new value. A failure keeps the value and records the
+    /// error, except a cancellation, which only ends the loading state.
+    func finishLoad(
+        _ key: Key,
+        id: Model.ID,
+        startedUnder writes: UInt64,
+        result: Result<(model: Model, unchanged: Bool), EndpointError>
+    ) -> Result<Model, EndpointError> {
+        let now = self.now
+        return state.withLock { state -> Result<Model, EndpointError> in
+            var entry = state.entries[key] ?? Entry(id: id, lastUse: now)
+            entry.isLoading = false
+            defer {
+                state.entries[key] = entry
+                Self.emit(entry)
+                state.changesSinceSweep += 1
+                if state.changesSinceSweep >= 64 || state.entries.count > policy.maximumCount {
+                    sweep(&state, now: now)
+                }
+            }
+            switch result {
+            case .success(let loaded):
+                entry.error = nil
+                if entry.writes != writes, let newer = entry.value {
+                    // Written while the load was in flight: the write is newer than what the load read.
+                    return .success(newer)
+                }
+                entry.confirmedAt = now
+                if !(loaded.unchanged && entry.value != nil) {
+                    entry.value = loaded.model
+                    entry.revision += 1
+                }
+                return .success(entry.value ?? loaded.model)
+            case .failure(let error):
+                if error.kind != .cancelled { entry.error = error }
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Stores `model` as the newest value (a put, an optimistic write or a rollback); returns the write count.
+    @discardableResult
+    func write(_ model: Model?, for key: Key, id: Model.ID, confirmed: Bool) -> UInt64 {
+        let now = self.now
+        return state.withLock { state in
+            var entry = state.entries[key] ?? Entry(id: id, lastUse: now)
+            entry.value = model
+            entry.revision += 1
+            entry.writes += 1
+            entry.lastUse = now
+            if confirmed { entry.confirmedAt = now }
+            state.entries[key] = entry
+            Self.emit(entry)
+            state.changesSinceSweep += 1
+            if state.changesSinceSweep >= 64 || state.entries.count > policy.maximumCount { sweep(&state, now: now) }
+            return entry.writes
+        }
+    }
+
+    /// Replaces the write numbered `writes` with `model` (the server's answer to it, or the value before it on
+    /// failure), unless a newer write came since; returns whether it did.
+    @discardableResult
+    func replace(_ key: Key, write writes: UInt64, with model: Model?, confirmed: Bool) -> Bool {
+        let now = self.now
+        return state.withLock { state in
+            guard var entry = state.entries[key], entry.writes == writes else { return false }
+            entry.value = model
+            entry.revision += 1
+            entry.writes += 1
+            if confirmed { entry.confirmedAt = now }
+            state.entries[key] = entry
+            Self.emit(entry)
+            return true
+        }
+    }
+
+    /// Adds an observer of `key`: it gets the current state at once when there is one, then every change, until
+    /// its stream ends, which removes it.
+    func observe(_ key: Key, id: Model.ID) -> AsyncStream<ModelState<Model>> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ModelState<Model>.self,
+            bufferingPolicy: .bufferingNewest(1)
+        )
+        let now = self.now
+        let token = state.withLock { state -> UInt64 in
+            state.nextObserver += 1
+            var entry = state.entries[key] ?? Entry(id: id, lastUse: now)
+            entry.observers[state.nextObserver] = continuation
+            entry.lastUse = now
+            if entry.value != nil || entry.isLoading || entry.error != nil { continuation.yield(entry.state) }
+            state.entries[key] = entry
+            return state.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(token, of: key) }
+        return stream
+    }
+
+    private func removeObserver(_ token: UInt64, of key: Key) {
+        let now = self.now
+        state.withLock { state in
+            guard state.entries[key]?.observers.removeValue(forKey: token) != nil else { return }
+            state.entries[key]?.lastUse = now
+        }
+    }
+
+    /// How many observers `key` has.
+    func observerCount(for key: Key) -> Int { state.withLock { $0.entries[key]?.observers.count ?? 0 } }
+
+    /// How many observers there are in all, and how many entries.
+    var counts: (observers: Int, entries: Int) {
+        state.withLock { state in
+            (state.entries.values.reduce(0) { $0 + $1.observers.count }, state.entries.count)
+        }
+    }
+
+    /// Marks the entries `matches` selects as stale, and returns those someone observes, which the loader
+    /// fetches again (TanStack Query's rule: what nobody watches is fetched when next asked for).
+    func invalidate(where matches: (Model.ID) -> Bool) -> [(key: Key, id: Model.ID)] {
+        state.withLock { state in
+            var observed: [(key: Key, id: Model.ID)] = []
+            for (key, entry) in state.entries where matches(entry.id) {
+                state.entries[key]?.confirmedAt = nil
+                if !entry.observers.isEmpty { observed.append((key, entry.id)) }
+            }
+            return observed
+        }
+    }
+
+    /// Drops what nobody observes and nobody used within the retention, then, past the count bound, the least
+    /// recently used of what nobody observes.
+    private func sweep(_ state: inout State, now: Duration) {
+        state.changesSinceSweep = 0
+        let retention = policy.retention
+        state.entries = state.entries.filter { _, entry in
+            !entry.observers.isEmpty || entry.isLoading || now - entry.lastUse < retention
+        }
+        guard state.entries.count > policy.maximumCount else { return }
+        let idle = state.entries.filter { $0.value.observers.isEmpty && !$0.value.isLoading }
+            .sorted { $0.value.lastUse < $1.value.lastUse }
+        for (key, _) in idle.prefix(state.entries.count - policy.maximumCount) { state.entries[key] = nil }
+    }
+
+    /// Sweeps now: what a loader does before it reports its size.
+    func sweepNow() {
+        let now = self.now
+        state.withLock { sweep(&$0, now: now) }
+    }
+
+    private static func emit(_ entry: Entry) {
+        guard !entry.observers.isEmpty else { return }
+        let snapshot = entry.state
+        for observer in entry.observers.values { observer.yield(snapshot) }
+    }
+}
