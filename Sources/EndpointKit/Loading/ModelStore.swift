@@ -22,6 +22,8 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         var writes: UInt64 = 0
         var observers: [UInt64: Observer] = [:]
         var lastUse: Duration
+        /// The order of uses across entries, for least-recently-used eviction when times are equal.
+        var useOrder: UInt64 = 0
         /// Counts changes of `value`.
         var revision: UInt64 = 0
 
@@ -36,6 +38,14 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         var entries: [Key: Entry] = [:]
         var nextObserver: UInt64 = 0
         var changesSinceSweep = 0
+        var uses: UInt64 = 0
+
+        /// Marks a use of `entry` now.
+        mutating func use(_ entry: inout Entry, at now: Duration) {
+            uses += 1
+            entry.useOrder = uses
+            entry.lastUse = now
+        }
     }
 
     let policy: ModelStorePolicy
@@ -54,7 +64,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         let now = self.now
         return state.withLock { state in
             guard var entry = state.entries[key] else { return nil }
-            entry.lastUse = now
+            state.use(&entry, at: now)
             state.entries[key] = entry
             guard let confirmed = entry.confirmedAt, now - confirmed < policy.freshness else { return nil }
             return entry.value
@@ -70,7 +80,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         return state.withLock { state in
             var entry = state.entries[key] ?? Entry(id: id, lastUse: now)
             entry.isLoading = true
-            entry.lastUse = now
+            state.use(&entry, at: now)
             state.entries[key] = entry
             Self.emit(entry)
             return entry.writes
@@ -128,7 +138,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             entry.value = model
             entry.revision += 1
             entry.writes += 1
-            entry.lastUse = now
+            state.use(&entry, at: now)
             if confirmed { entry.confirmedAt = now }
             state.entries[key] = entry
             Self.emit(entry)
@@ -167,7 +177,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             state.nextObserver += 1
             var entry = state.entries[key] ?? Entry(id: id, lastUse: now)
             entry.observers[state.nextObserver] = continuation
-            entry.lastUse = now
+            state.use(&entry, at: now)
             if entry.value != nil || entry.isLoading || entry.error != nil { continuation.yield(entry.state) }
             state.entries[key] = entry
             return state.nextObserver
@@ -179,8 +189,9 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     private func removeObserver(_ token: UInt64, of key: Key) {
         let now = self.now
         state.withLock { state in
-            guard state.entries[key]?.observers.removeValue(forKey: token) != nil else { return }
-            state.entries[key]?.lastUse = now
+            guard var entry = state.entries[key], entry.observers.removeValue(forKey: token) != nil else { return }
+            state.use(&entry, at: now)
+            state.entries[key] = entry
         }
     }
 
@@ -217,7 +228,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         }
         guard state.entries.count > policy.maximumCount else { return }
         let idle = state.entries.filter { $0.value.observers.isEmpty && !$0.value.isLoading }
-            .sorted { $0.value.lastUse < $1.value.lastUse }
+            .sorted { $0.value.useOrder < $1.value.useOrder }
         for (key, _) in idle.prefix(state.entries.count - policy.maximumCount) { state.entries[key] = nil }
     }
 

@@ -1,0 +1,233 @@
+import EndpointKitTesting
+import Foundation
+import Testing
+
+@testable import EndpointKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A stub API of items whose names the test changes, counting requests per path; `failing` makes it answer 500.
+final class ItemServer: Sendable {
+    let names = Locked([Int: String]())
+    let failing = Locked(false)
+    let hold = Locked<Gate?>(nil)
+    let transport: StubTransport
+
+    init() {
+        let names = self.names
+        let failing = self.failing
+        let hold = self.hold
+        transport = StubTransport { request in
+            if let gate = hold.withLock({ $0 }) { await gate.wait() }
+            if failing.withLock({ $0 }) { return .status(500) }
+            let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            if let ids = query.first(where: { $0.name == "ids" })?.value {
+                let items = ids.split(separator: ",").compactMap { Int($0) }.filter { $0 != 13 }.map { id in
+                    Item(id: id, name: names.withLock { $0[id] } ?? "item \(id)")
+                }
+                return try .response(status: 200, headers: ["Content-Type": "application/json"], body: JSONEncoder().encode(items))
+            }
+            let id = Int(request.url.lastPathComponent) ?? 0
+            let item = Item(id: id, name: names.withLock { $0[id] } ?? "item \(id)")
+            return try .response(status: 200, headers: ["Content-Type": "application/json"], body: JSONEncoder().encode(item))
+        }
+    }
+
+    func rename(_ id: Int, _ name: String) { names.withLock { $0[id] = name } }
+    var requests: [URL] { get async { await transport.transportRequests.map(\.url) } }
+}
+
+extension ModelLoader {
+    /// The observers of `id`'s request, for tests that wait for a subscription or an unsubscription.
+    fileprivate func observers(of url: String) -> Int { store.observerCount(for: .request(method: "GET", url: url)) }
+}
+
+/// Iterates `sequence` in a task, reporting each element through a stream the test reads.
+private func collect<S: AsyncSequence & Sendable>(_ sequence: S) -> (Task<Void, Never>, AsyncStream<S.Element>)
+where S.Element: Sendable {
+    let (stream, continuation) = AsyncStream<S.Element>.makeStream()
+    let task = Task {
+        do {
+            for try await element in sequence { continuation.yield(element) }
+        } catch {}
+        continuation.finish()
+    }
+    return (task, stream)
+}
+
+@Suite(.timeLimit(.minutes(1))) struct ModelStoreTests {
+    let server = ItemServer()
+    let clock = TestClock()
+
+    func loader(policy: ModelStorePolicy = ModelStorePolicy()) -> ModelLoader<Item> {
+        let client = EndpointClient(environment: Fixture.environment, transport: server.transport, clock: clock, cache: nil)
+        return ModelLoader<Item>(client: client, policy: policy) { .item($0) }
+    }
+
+    @Test("An observer gets the value, then a put, then an invalidation's refetch; a revalidation that changed nothing sends nothing new")
+    func liveObservation() async throws {
+        let loader = loader()
+        let (task, stream) = collect(loader.publisher(forID: 1))
+        var values = stream.makeAsyncIterator()
+        #expect(await values.next()?.name == "item 1")
+
+        loader.put(Item(id: 1, name: "put"))
+        #expect(await values.next()?.name == "put")
+
+        server.rename(1, "renamed on the server")
+        loader.invalidate(id: 1)
+        #expect(await values.next()?.name == "renamed on the server")
+        #expect(await server.requests.count == 2)
+        task.cancel()
+        await task.value
+        #expect(loader.observers(of: "https://api.test/v1/items/1") == 0)
+    }
+
+    @Test("Loading, value and error at once: a failed refresh keeps the value and says why")
+    func statesTogether() async throws {
+        let loader = loader()
+        _ = try await loader.loadModel(withID: 2)
+        let (task, stream) = collect(loader.states(forID: 2))
+        var states = stream.makeAsyncIterator()
+        let first = await states.next()
+        #expect(first?.value?.name == "item 2" && first?.isLoading == false)
+
+        server.failing.withLock { $0 = true }
+        loader.invalidate(id: 2)
+        let loading = await states.next()
+        #expect(loading?.value?.name == "item 2" && loading?.isLoading == true)
+        let failed = await states.next()
+        #expect(failed?.value?.name == "item 2" && failed?.isLoading == false)
+        #expect(failed?.error?.statusCode == 500)
+        task.cancel()
+    }
+
+    @Test("Invalidation by predicate refetches only the observed entries; the rest load when next asked for")
+    func invalidationRefetchesObservedOnly() async throws {
+        let loader = loader()
+        _ = try await loader.loadModels(withIDs: [1, 2, 3, 4])
+        let (task, stream) = collect(loader.publisher(forID: 2))
+        var values = stream.makeAsyncIterator()
+        _ = await values.next()
+        #expect(await server.requests.count == 4)
+
+        server.rename(2, "new 2")
+        loader.invalidate { $0 % 2 == 0 }
+        #expect(await values.next()?.name == "new 2")
+        #expect(await server.requests.count == 5, "item 4 is stale but unobserved: not fetched yet")
+        _ = try await loader.loadModel(withID: 4)
+        _ = try await loader.loadModel(withID: 3)
+        #expect(await server.requests.count == 6, "item 4 loads when asked; item 3 is still fresh")
+        task.cancel()
+    }
+
+    @Test("An optimistic update reaches observers before the request is sent, and is rolled back when it fails")
+    func optimisticRollback() async throws {
+        let loader = loader()
+        let (task, stream) = collect(loader.publisher(forID: 5))
+        var values = stream.makeAsyncIterator()
+        #expect(await values.next()?.name == "item 5")
+
+        let seenBeforeSending = Gate()
+        let update = Task {
+            try await loader.update(Item(id: 5, name: "optimistic")) { () async throws(EndpointError) -> Item? in
+                await seenBeforeSending.wait()
+                throw EndpointError(.transportFailed, "the write failed")
+            }
+        }
+        #expect(await values.next()?.name == "optimistic")
+        seenBeforeSending.open()
+        await #expect(throws: EndpointError.self) { try await update.value }
+        #expect(await values.next()?.name == "item 5")
+        #expect(loader.store.value(for: .request(method: "GET", url: "https://api.test/v1/items/5"))?.name == "item 5")
+
+        let saved = try await loader.update(Item(id: 5, name: "mine")) { Item(id: 5, name: "the server's") }
+        #expect(saved.name == "the server's")
+        #expect(await values.next()?.name == "mine")
+        #expect(await values.next()?.name == "the server's")
+        task.cancel()
+    }
+
+    @Test("A load that began before a write never replaces it: no observer sees the older value after the newer")
+    func loadNeverOverwritesANewerWrite() async throws {
+        let loader = loader()
+        let gate = Gate()
+        server.hold.withLock { $0 = gate }
+        let load = Task { try await loader.loadModel(withID: 6) }
+        while await server.requests.isEmpty { await Task.yield() }
+        loader.put(Item(id: 6, name: "written while loading"))
+        gate.open()
+        #expect(try await load.value.name == "written while loading")
+        #expect(try await loader.loadModel(withID: 6).name == "written while loading")
+    }
+
+    @Test("A failed load never replaces a value")
+    func failureKeepsValue() async throws {
+        let loader = loader(policy: ModelStorePolicy(freshness: .seconds(1)))
+        _ = try await loader.loadModel(withID: 7)
+        clock.advance(by: .seconds(2))
+        server.failing.withLock { $0 = true }
+        await #expect(throws: EndpointError.self) { try await loader.loadModel(withID: 7) }
+        #expect(loader.store.value(for: .request(method: "GET", url: "https://api.test/v1/items/7"))?.name == "item 7")
+    }
+
+    @Test("Retention: an unobserved entry goes after its retention; the count bound drops the least recently used")
+    func retention() async throws {
+        let loader = loader(policy: ModelStorePolicy(freshness: .seconds(600), retention: .seconds(60), maximumCount: 3))
+        for id in 1...3 { _ = try await loader.loadModel(withID: id) }
+        _ = try await loader.loadModel(withID: 1)  // a use: 2 is now the least recently used
+        _ = try await loader.loadModel(withID: 4)
+        #expect(loader.store.counts.entries == 3)
+        _ = try await loader.loadModel(withID: 1)
+        #expect(await server.requests.count == 4)
+        _ = try await loader.loadModel(withID: 2)
+        #expect(await server.requests.count == 5, "2 was dropped, so it loads again")
+
+        clock.advance(by: .seconds(61))
+        loader.store.sweepNow()
+        #expect(loader.store.counts.entries == 0)
+    }
+
+    @Test("loadModels returns the models in the order of the IDs, repeats included, one request per distinct ID")
+    func loadModelsInOrder() async throws {
+        let loader = loader()
+        let items = try await loader.loadModels(withIDs: [3, 1, 3, 2])
+        #expect(items.map(\.id) == [3, 1, 3, 2])
+        #expect(await server.requests.count == 3)
+    }
+
+    @Test("Batches: IDs asked at once go out together in requests of the maximum size; a missing ID fails alone")
+    func batches() async throws {
+        let client = EndpointClient(environment: Fixture.environment, transport: server.transport, cache: nil)
+        let loader = ModelLoader<Item>(
+            client: client,
+            batch: ModelBatch(maximumSize: 4) { (ids: [Int]) -> Endpoint<EndpointKinds.Public, [Item]> in
+                let list = ids.map(String.init).joined(separator: ",")
+                return Endpoint(path: "items", queryItems: [URLQueryItem(name: "ids", value: list)])
+            }
+        )
+        let ids = Array(10...19)  // 13 is missing on the server
+        let results = await withTaskGroup(of: (Int, Result<Item, EndpointError>).self) { group in
+            for id in ids + [11, 12] {
+                group.addTask {
+                    do throws(EndpointError) { return (id, .success(try await loader.loadModel(withID: id))) } catch {
+                        return (id, .failure(error))
+                    }
+                }
+            }
+            return await group.reduce(into: [(Int, Result<Item, EndpointError>)]()) { $0.append($1) }
+        }
+        for (id, result) in results {
+            switch result {
+            case .success(let item): #expect(id != 13 && item.id == id)
+            case .failure(let error): #expect(id == 13 && error.kind == .modelNotFound)
+            }
+        }
+        let sent = await server.requests
+        #expect(sent.count == 3, "10 distinct IDs in batches of 4: \(sent)")
+        #expect(try await loader.loadModels(withIDs: [19, 10, 11]).map(\.id) == [19, 10, 11])
+        #expect(await server.requests.count == 3, "all fresh: nothing sent")
+    }
+}
