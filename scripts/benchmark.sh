@@ -28,6 +28,7 @@ done
 "$bin" cache-walk "$ENDPOINTKIT_FAULT_URL" 100
 "$bin" cache-hit "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-12}"
 "$bin" cache-memory "$ENDPOINTKIT_NGINX_URL" 2000
+"$bin" model-store 10000
 "$bin" request-building 100000
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 64
 "$bin" multipart-upload "$ENDPOINTKIT_NGINX_URL" 256

@@ -24,6 +24,7 @@ import FoundationNetworking
 //   endpointkit-benchmarks cache-walk FAULT_URL [PAGES]                a repeated paged walk through the HTTP cache
 //   endpointkit-benchmarks cache-hit NGINX_URL [PAIRS]                 a fresh hit / a loopback request
 //   endpointkit-benchmarks cache-memory NGINX_URL [COUNT]              64 KiB responses through a 16 MiB cache
+//   endpointkit-benchmarks model-store [OBSERVERS]                     the model store at scale, no network
 //
 // Knobs for experiments, read from the environment: EK_CASE=N runs one comparison case; EK_FILE names the file
 // `profile` fetches; EK_NO_DEADLINE=1 gives the EndpointKit side no deadline; EK_NO_FRESH=1 turns off fresh
@@ -243,6 +244,8 @@ case "cache-memory":
         exit(64)
     }
     try await cacheMemory(nginxURL: url, count: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 2_000)
+case "model-store":
+    try await modelStore(observers: arguments.dropFirst().first.flatMap { Int($0) } ?? 10_000)
 case "request-building":
     try requestBuilding(count: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 default:

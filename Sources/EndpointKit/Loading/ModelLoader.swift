@@ -189,12 +189,12 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         ModelStates(subscribe: subscription(for: id))
     }
 
-    private func subscription(for id: Model.ID) -> @Sendable () -> AsyncStream<ModelState<Model>> {
+    private func subscription(for id: Model.ID) -> @Sendable () -> ModelSubscription<Model> {
         { [self] in
             let key = key(id)
-            let stream = store.observe(key, id: id)
+            let subscription = ModelSubscription(store: store, key: key, id: id)
             if store.freshValue(for: key) == nil { loadInBackground(id, key: key, revalidate: false) }
-            return stream
+            return subscription
         }
     }
 
@@ -203,8 +203,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     /// Marks the model with `id` stale; if anyone observes it, it is fetched again now (asking the server past
     /// any fresh HTTP cache entry), otherwise when next asked for.
     public func invalidate(id: Model.ID) {
-        let target = key(id)
-        refetch(store.invalidate { key($0) == target })
+        refetch(store.invalidate(key(id)))
     }
 
     /// Marks the models whose IDs `matches` selects stale, and fetches again those someone observes.
@@ -265,6 +264,8 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         let fetch = self.fetch
         let store = self.store
         return try await inFlight.value(for: key) { () async throws(EndpointError) -> Model in
+            // A load that finished between the caller's look and this one made the value fresh.
+            if !revalidate, let fresh = store.freshValue(for: key) { return fresh }
             let writes = store.beginLoad(key, id: id)
             let result: Result<(model: Model, unchanged: Bool), EndpointError>
             do throws(EndpointError) {
@@ -279,6 +280,10 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
 
     private func loadInBackground(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) {
         let loader = self
-        Task { _ = try? await loader.load(id, key: key, revalidate: revalidate) }
+        Task {
+            // A load that finished since this one was asked for made the value fresh: nothing to do.
+            if !revalidate, loader.store.freshValue(for: key) != nil { return }
+            _ = try? await loader.load(id, key: key, revalidate: revalidate)
+        }
     }
 }

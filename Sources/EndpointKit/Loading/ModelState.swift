@@ -13,7 +13,12 @@ public struct ModelState<Model: Sendable>: Sendable {
     /// Whether a load of the model is under way.
     public var isLoading: Bool
     /// How the last load failed, until one succeeds; a failed load never replaces ``value``.
-    public var error: EndpointError?
+    public var error: EndpointError? {
+        get { failure?.error }
+        set { failure = newValue.map(Failure.init) }
+    }
+    /// The error, boxed: an `EndpointError` is about 300 bytes, and a state is copied into every observer's wait.
+    private var failure: Failure?
     /// Counts changes of ``value``: what tells a value publisher a new value from the same one again.
     var revision: UInt64 = 0
 
@@ -21,6 +26,11 @@ public struct ModelState<Model: Sendable>: Sendable {
     public init(value: Model? = nil, isLoading: Bool = false, error: EndpointError? = nil) {
         self.value = value
         self.isLoading = isLoading
-        self.error = error
+        failure = error.map(Failure.init)
+    }
+
+    private final class Failure: Sendable {
+        let error: EndpointError
+        init(_ error: EndpointError) { self.error = error }
     }
 }

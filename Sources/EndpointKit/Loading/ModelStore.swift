@@ -8,7 +8,18 @@ import Foundation
 /// is newer than whatever the load read), and a rollback only undoes its own write.
 final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID: Sendable {
     typealias Key = LoadKey<Model.ID>
-    typealias Observer = AsyncStream<ModelState<Model>>.Continuation
+    /// An observer waiting for the next change: resumed with the state and its change number, or `nil` once it
+    /// stopped observing.
+    typealias Waiter = CheckedContinuation<(state: ModelState<Model>, change: UInt64)?, Never>
+
+    /// Observers to resume once the lock is released: a change reaches thousands of them without holding it.
+    struct Wakeup {
+        var waiters: [Waiter]
+        var state: ModelState<Model>
+        var change: UInt64
+
+        func resume() { for waiter in waiters { waiter.resume(returning: (state, change)) } }
+    }
 
     struct Entry {
         var id: Model.ID
@@ -20,7 +31,12 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         var error: EndpointError?
         /// Counts writes (puts, optimistic updates, rollbacks): a load that began under another count is older.
         var writes: UInt64 = 0
-        var observers: [UInt64: Observer] = [:]
+        /// Who observes the entry now.
+        var observers: Set<UInt64> = []
+        /// Observers waiting for the next change.
+        var waiters: [UInt64: Waiter] = [:]
+        /// Counts changes of the state (value, loading or error): what an observer compares with the last it saw.
+        var changes: UInt64 = 0
         var lastUse: Duration
         /// The order of uses across entries, for least-recently-used eviction when times are equal.
         var useOrder: UInt64 = 0
@@ -77,14 +93,16 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     /// Notes that a load starts; returns the write count it starts under.
     func beginLoad(_ key: Key, id: Model.ID) -> UInt64 {
         let now = self.now
-        return state.withLock { state in
-            var entry = state.entries[key] ?? Entry(id: id, lastUse: now)
+        let (writes, wakeup) = state.withLock { state -> (UInt64, Wakeup?) in
+            var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
             entry.isLoading = true
             state.use(&entry, at: now)
+            let wakeup = Self.emit(&entry)
             state.entries[key] = entry
-            Self.emit(entry)
-            return entry.writes
+            return (entry.writes, wakeup)
         }
+        wakeup?.resume()
+        return writes
     }
 
     /// Records a load's outcome and returns the value callers get: the loaded one, or a newer write's.
@@ -98,12 +116,14 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         result: Result<(model: Model, unchanged: Bool), EndpointError>
     ) -> Result<Model, EndpointError> {
         let now = self.now
+        var wakeup: Wakeup?
+        defer { wakeup?.resume() }
         return state.withLock { state -> Result<Model, EndpointError> in
-            var entry = state.entries[key] ?? Entry(id: id, lastUse: now)
+            var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
             entry.isLoading = false
             defer {
+                wakeup = Self.emit(&entry)
                 state.entries[key] = entry
-                Self.emit(entry)
                 state.changesSinceSweep += 1
                 if state.changesSinceSweep >= 64 || state.entries.count > policy.maximumCount {
                     sweep(&state, now: now)
@@ -133,19 +153,21 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     @discardableResult
     func write(_ model: Model?, for key: Key, id: Model.ID, confirmed: Bool) -> UInt64 {
         let now = self.now
-        return state.withLock { state in
-            var entry = state.entries[key] ?? Entry(id: id, lastUse: now)
+        let (writes, wakeup) = state.withLock { state -> (UInt64, Wakeup?) in
+            var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
             entry.value = model
             entry.revision += 1
             entry.writes += 1
             state.use(&entry, at: now)
             if confirmed { entry.confirmedAt = now }
+            let wakeup = Self.emit(&entry)
             state.entries[key] = entry
-            Self.emit(entry)
             state.changesSinceSweep += 1
             if state.changesSinceSweep >= 64 || state.entries.count > policy.maximumCount { sweep(&state, now: now) }
-            return entry.writes
+            return (entry.writes, wakeup)
         }
+        wakeup?.resume()
+        return writes
     }
 
     /// Replaces the write numbered `writes` with `model` (the server's answer to it, or the value before it on
@@ -153,46 +175,75 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     @discardableResult
     func replace(_ key: Key, write writes: UInt64, with model: Model?, confirmed: Bool) -> Bool {
         let now = self.now
-        return state.withLock { state in
-            guard var entry = state.entries[key], entry.writes == writes else { return false }
+        let (replaced, wakeup) = state.withLock { state -> (Bool, Wakeup?) in
+            // Taken out and put back, so that changing its collections copies nothing.
+            guard var entry = state.entries.removeValue(forKey: key) else { return (false, nil) }
+            guard entry.writes == writes else {
+                state.entries[key] = entry
+                return (false, nil)
+            }
             entry.value = model
             entry.revision += 1
             entry.writes += 1
             if confirmed { entry.confirmedAt = now }
+            let wakeup = Self.emit(&entry)
             state.entries[key] = entry
-            Self.emit(entry)
-            return true
+            return (true, wakeup)
         }
+        wakeup?.resume()
+        return replaced
     }
 
-    /// Adds an observer of `key`: it gets the current state at once when there is one, then every change, until
-    /// its stream ends, which removes it.
-    func observe(_ key: Key, id: Model.ID) -> AsyncStream<ModelState<Model>> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: ModelState<Model>.self,
-            bufferingPolicy: .bufferingNewest(1)
-        )
+    /// Adds an observer of `key`; it reads changes with ``next(_:observer:after:)`` and leaves with
+    /// ``unsubscribe(_:observer:)``.
+    func subscribe(_ key: Key, id: Model.ID) -> UInt64 {
         let now = self.now
-        let token = state.withLock { state -> UInt64 in
+        return state.withLock { state -> UInt64 in
             state.nextObserver += 1
-            var entry = state.entries[key] ?? Entry(id: id, lastUse: now)
-            entry.observers[state.nextObserver] = continuation
+            var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
+            entry.observers.insert(state.nextObserver)
             state.use(&entry, at: now)
-            if entry.value != nil || entry.isLoading || entry.error != nil { continuation.yield(entry.state) }
             state.entries[key] = entry
             return state.nextObserver
         }
-        continuation.onTermination = { [weak self] _ in self?.removeObserver(token, of: key) }
-        return stream
     }
 
-    private func removeObserver(_ token: UInt64, of key: Key) {
-        let now = self.now
-        state.withLock { state in
-            guard var entry = state.entries[key], entry.observers.removeValue(forKey: token) != nil else { return }
-            state.use(&entry, at: now)
-            state.entries[key] = entry
+    /// The entry's state once it has changed past `seen` (at once when it already has), with its change number;
+    /// `nil` when the observer left or its task was cancelled.
+    func next(_ key: Key, observer: UInt64, after seen: UInt64) async -> (state: ModelState<Model>, change: UInt64)? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: Waiter) in
+                let ready = state.withLock { state -> (state: ModelState<Model>, change: UInt64)?? in
+                    // Read through the dictionary, never into a copy: a copy of the entry alive while its waits
+                    // change would copy every other observer's wait with it.
+                    guard state.entries[key]?.observers.contains(observer) == true, !Task.isCancelled else {
+                        return .some(nil)
+                    }
+                    if let changes = state.entries[key]?.changes, changes > seen, let current = state.entries[key]?.state {
+                        return .some((current, changes))
+                    }
+                    state.entries[key]?.waiters[observer] = waiter
+                    return .none
+                }
+                if let ready { waiter.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.entries[key]?.waiters.removeValue(forKey: observer) }
+            waiter?.resume(returning: nil)
         }
+    }
+
+    /// Removes an observer; a wait of its in progress ends with `nil`.
+    func unsubscribe(_ key: Key, observer: UInt64) {
+        let now = self.now
+        let waiter = state.withLock { state -> Waiter? in
+            guard var entry = state.entries.removeValue(forKey: key) else { return nil }
+            defer { state.entries[key] = entry }
+            guard entry.observers.remove(observer) != nil else { return nil }
+            state.use(&entry, at: now)
+            return entry.waiters.removeValue(forKey: observer)
+        }
+        waiter?.resume(returning: nil)
     }
 
     /// How many observers `key` has.
@@ -210,11 +261,28 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     func invalidate(where matches: (Model.ID) -> Bool) -> [(key: Key, id: Model.ID)] {
         state.withLock { state in
             var observed: [(key: Key, id: Model.ID)] = []
-            for (key, entry) in state.entries where matches(entry.id) {
-                state.entries[key]?.confirmedAt = nil
-                if !entry.observers.isEmpty { observed.append((key, entry.id)) }
+            // In place, by index: no hashing and no copy of an entry per entry.
+            var index = state.entries.values.startIndex
+            while index != state.entries.values.endIndex {
+                if matches(state.entries.values[index].id) {
+                    state.entries.values[index].confirmedAt = nil
+                    if !state.entries.values[index].observers.isEmpty {
+                        observed.append((state.entries.keys[index], state.entries.values[index].id))
+                    }
+                }
+                state.entries.values.formIndex(after: &index)
             }
             return observed
+        }
+    }
+
+    /// Marks the entry for `key` stale; returns it when someone observes it.
+    func invalidate(_ key: Key) -> [(key: Key, id: Model.ID)] {
+        state.withLock { state in
+            guard state.entries[key] != nil else { return [] }
+            state.entries[key]?.confirmedAt = nil
+            guard let entry = state.entries[key], !entry.observers.isEmpty else { return [] }
+            return [(key, entry.id)]
         }
     }
 
@@ -238,9 +306,11 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         state.withLock { sweep(&$0, now: now) }
     }
 
-    private static func emit(_ entry: Entry) {
-        guard !entry.observers.isEmpty else { return }
-        let snapshot = entry.state
-        for observer in entry.observers.values { observer.yield(snapshot) }
+    /// Counts a change of `entry` and takes its waiters, to resume once the lock is released.
+    private static func emit(_ entry: inout Entry) -> Wakeup? {
+        entry.changes += 1
+        guard !entry.waiters.isEmpty else { return nil }
+        defer { entry.waiters.removeAll(keepingCapacity: true) }
+        return Wakeup(waiters: Array(entry.waiters.values), state: entry.state, change: entry.changes)
     }
 }
