@@ -234,8 +234,9 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     }
 
     /// Shows `model` to every observer at once, then runs `request` (the write to the server): its answer, when
-    /// it returns one, replaces `model`; if it fails, the value before is put back (unless a newer write came
-    /// since) and the error is thrown.
+    /// it returns one, replaces `model`; if it fails, the latest value the server confirmed is put back (unless a
+    /// newer write came since) and the error is thrown. Loads that finish meanwhile renew what the server
+    /// confirmed without replacing the value on show.
     ///
     ///     try await loader.update(renamed) { try await client.response(for: .rename(renamed), using: token) }
     ///
@@ -249,11 +250,14 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         let previous = store.value(for: key)
         let write = store.write(model, for: key, id: model.id, confirmed: false)
         do throws(EndpointError) {
-            guard let answer = try await request() else { return model }
-            store.replace(key, write: write, with: answer, confirmed: true)
+            guard let answer = try await request() else {
+                store.settle(key, write: write, outcome: .accepted, previous: previous)
+                return model
+            }
+            store.settle(key, write: write, outcome: .answered(answer), previous: previous)
             return answer
         } catch {
-            store.replace(key, write: write, with: previous, confirmed: false)
+            store.settle(key, write: write, outcome: .failed, previous: previous)
             throw error
         }
     }

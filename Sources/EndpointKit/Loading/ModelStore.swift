@@ -29,6 +29,12 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         var confirmedAt: Duration?
         var isLoading = false
         var error: EndpointError?
+        /// The latest value the server confirmed (a load, a write's answer, or a put): what a failed optimistic
+        /// write falls back to, even when a load confirmed a newer one while the write was pending.
+        var confirmedValue: Model?
+        /// Optimistic writes whose requests have not ended: a load may confirm a value meanwhile, but the value
+        /// shown stays the optimistic one until they end.
+        var pending = 0
         /// Counts writes (puts, optimistic updates, rollbacks): a load that began under another count is older.
         var writes: UInt64 = 0
         /// Who observes the entry now.
@@ -90,6 +96,9 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     /// The current value, fresh or not.
     func value(for key: Key) -> Model? { state.withLock { $0.entries[key]?.value } }
 
+    /// The latest value the server confirmed.
+    func confirmedValue(for key: Key) -> Model? { state.withLock { $0.entries[key]?.confirmedValue } }
+
     /// Notes that a load starts; returns the write count it starts under.
     func beginLoad(_ key: Key, id: Model.ID) -> UInt64 {
         let now = self.now
@@ -137,7 +146,9 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
                     return .success(newer)
                 }
                 entry.confirmedAt = now
-                if !(loaded.unchanged && entry.value != nil) {
+                if !(loaded.unchanged && entry.confirmedValue != nil) { entry.confirmedValue = loaded.model }
+                // An optimistic write in flight stays on show; the load only renews what the server confirmed.
+                if entry.pending == 0, !(loaded.unchanged && entry.value != nil) {
                     entry.value = loaded.model
                     entry.revision += 1
                 }
@@ -159,7 +170,12 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             entry.revision += 1
             entry.writes += 1
             state.use(&entry, at: now)
-            if confirmed { entry.confirmedAt = now }
+            if confirmed {
+                entry.confirmedAt = now
+                entry.confirmedValue = model
+            } else {
+                entry.pending += 1
+            }
             let wakeup = Self.emit(&entry)
             state.entries[key] = entry
             state.changesSinceSweep += 1
@@ -170,28 +186,43 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         return writes
     }
 
-    /// Replaces the write numbered `writes` with `model` (the server's answer to it, or the value before it on
-    /// failure), unless a newer write came since; returns whether it did.
-    @discardableResult
-    func replace(_ key: Key, write writes: UInt64, with model: Model?, confirmed: Bool) -> Bool {
+    /// How an optimistic write's request ended.
+    enum Outcome {
+        /// The server answered with this model.
+        case answered(Model)
+        /// The server took the write and answered nothing: the optimistic value stands.
+        case accepted
+        /// The request failed: the value goes back to the latest the server confirmed.
+        case failed
+    }
+
+    /// Ends the optimistic write numbered `write`. Its outcome is shown only when no newer write came since; a
+    /// rollback shows the latest value the server confirmed (a load may have confirmed a newer one than the value
+    /// before the write), or `previous` when there is none.
+    func settle(_ key: Key, write: UInt64, outcome: Outcome, previous: Model?) {
         let now = self.now
-        let (replaced, wakeup) = state.withLock { state -> (Bool, Wakeup?) in
+        let wakeup = state.withLock { state -> Wakeup? in
             // Taken out and put back, so that changing its collections copies nothing.
-            guard var entry = state.entries.removeValue(forKey: key) else { return (false, nil) }
-            guard entry.writes == writes else {
-                state.entries[key] = entry
-                return (false, nil)
+            guard var entry = state.entries.removeValue(forKey: key) else { return nil }
+            defer { state.entries[key] = entry }
+            entry.pending = max(0, entry.pending - 1)
+            guard entry.writes == write else { return nil }
+            switch outcome {
+            case .answered(let answer):
+                entry.value = answer
+                entry.confirmedValue = answer
+                entry.confirmedAt = now
+            case .accepted:
+                entry.confirmedValue = entry.value
+                entry.confirmedAt = now
+            case .failed:
+                entry.value = entry.confirmedValue ?? previous
             }
-            entry.value = model
             entry.revision += 1
             entry.writes += 1
-            if confirmed { entry.confirmedAt = now }
-            let wakeup = Self.emit(&entry)
-            state.entries[key] = entry
-            return (true, wakeup)
+            return Self.emit(&entry)
         }
         wakeup?.resume()
-        return replaced
     }
 
     /// Adds an observer of `key`; it reads changes with ``next(_:observer:after:)`` and leaves with

@@ -150,6 +150,37 @@ where S.Element: Sendable {
         task.cancel()
     }
 
+    @Test("A failed optimistic write falls back to the newest value the server confirmed, not the one before it")
+    func rollbackToNewestConfirmed() async throws {
+        // Found by the randomized test: the rollback put back the value from before the write, older than what a
+        // load had confirmed meanwhile.
+        let loader = loader()
+        _ = try await loader.loadModel(withID: 8)
+        let (task, stream) = collect(loader.publisher(forID: 8))
+        var values = stream.makeAsyncIterator()
+        #expect(await values.next()?.name == "item 8")
+
+        let release = Gate()
+        let update = Task {
+            try await loader.update(Item(id: 8, name: "optimistic")) { () async throws(EndpointError) -> Item? in
+                await release.wait()
+                throw EndpointError(.transportFailed, "the write failed")
+            }
+        }
+        #expect(await values.next()?.name == "optimistic")
+        server.rename(8, "changed on the server")
+        loader.invalidate(id: 8)
+        let key = LoadKey<Int>.request(method: "GET", url: "https://api.test/v1/items/8")
+        // The signal: the invalidation's load has confirmed the server's value.
+        while loader.store.confirmedValue(for: key)?.name != "changed on the server" { await Task.yield() }
+        // The optimistic value stays on show until the write ends.
+        #expect(loader.store.value(for: key)?.name == "optimistic")
+        release.open()
+        await #expect(throws: EndpointError.self) { try await update.value }
+        #expect(await values.next()?.name == "changed on the server")
+        task.cancel()
+    }
+
     @Test("A load that began before a write never replaces it: no observer sees the older value after the newer")
     func loadNeverOverwritesANewerWrite() async throws {
         let loader = loader()
