@@ -81,7 +81,7 @@ public final class DiskCacheStorage: HTTPCache.Storage {
     }
 
     /// The secret every process using the directory shares: made once, by whichever process comes first.
-    private static func sharedSecret(in root: URL, temporaryFolder: URL) throws -> [UInt8] {
+    static func sharedSecret(in root: URL, temporaryFolder: URL) throws -> [UInt8] {
         let path = root.appendingPathComponent("secret")
         for _ in 0..<4 {
             if let existing = try? Data(contentsOf: path), existing.count == 32 { return Array(existing) }

@@ -11,3 +11,13 @@ enum LoadKey<ID: Hashable & Sendable>: Hashable, Sendable {
         self = .id(id, scalars: String(describing: id).unicodeScalars.map(\.value))
     }
 }
+
+extension LoadKey {
+    /// The key as text, for a persistence's file name (which hashes it: a URL may hold a secret query value).
+    var persistenceName: String {
+        switch self {
+        case .request(let method, let url): "\(method) \(url)"
+        case .id(_, let scalars): "id " + scalars.map(String.init).joined(separator: ",")
+        }
+    }
+}

@@ -67,6 +67,17 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         policy: ModelStorePolicy = ModelStorePolicy(),
         endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
     ) {
+        self.init(client: client, using: requestData, policy: policy, keeping: nil, endpoint: endpoint)
+    }
+
+    /// The endpoint loader, with what a persistence needs: a save for each confirmed value, and the values kept.
+    init<Kind: EndpointKind>(
+        client: EndpointClient,
+        using requestData: Kind.RequestData,
+        policy: ModelStorePolicy,
+        keeping persistence: Keeping?,
+        endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
+    ) {
         fetch = { id, revalidate async throws(EndpointError) in
             var request = endpoint(id)
             if revalidate { request.options.cacheDirectives.noCache = true }
@@ -79,7 +90,17 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
             guard let url = try? request.makeURL(in: environment) else { return LoadKey(exactly: id) }
             return .request(method: request.method.rawValue, url: url.absoluteString)
         }
-        store = ModelStore(policy: policy, clock: client.clock)
+        store = ModelStore(policy: policy, clock: client.clock, confirmed: persistence?.save)
+        if let persistence {
+            for model in persistence.kept { store.restore(model, for: key(model.id)) }
+        }
+    }
+
+    /// What a ``ModelPersistence`` gives a loader: a save of each confirmed value under its key, and the models
+    /// kept from an earlier run.
+    struct Keeping: Sendable {
+        var save: @Sendable (LoadKey<Model.ID>, Model) -> Void
+        var kept: [Model]
     }
 
     /// Creates a loader that loads through a batch endpoint: see ``ModelBatch``.
@@ -289,5 +310,47 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
             if !revalidate, loader.store.freshValue(for: key) != nil { return }
             _ = try? await loader.load(id, key: key, revalidate: revalidate)
         }
+    }
+}
+
+extension ModelLoader where Model: Encodable {
+    /// Creates a loader that keeps the values the server confirmed in `persistence`, and starts with those it
+    /// kept (shown at once, stale until revalidated).
+    ///
+    /// - Parameters:
+    ///   - client: The client that sends the requests.
+    ///   - requestData: What the endpoints' kind needs.
+    ///   - policy: Freshness, retention and the count bound.
+    ///   - persistence: Where values are kept, e.g. ``DiskModelPersistence``.
+    ///   - endpoint: The endpoint that returns the model with a given ID.
+    public init<Kind: EndpointKind>(
+        client: EndpointClient,
+        using requestData: Kind.RequestData,
+        policy: ModelStorePolicy = ModelStorePolicy(),
+        persistence: any ModelPersistence,
+        endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
+    ) {
+        let decoder = client.defaults.decoder
+        let kept = persistence.storedModels().compactMap { try? decoder.decode(Model.self, from: $0) }
+        let encoder = JSONEncoder()
+        let keeping = Keeping(
+            save: { key, model in
+                guard let data = try? encoder.encode(model) else { return }
+                persistence.save(data, forKey: key.persistenceName)
+            },
+            kept: kept
+        )
+        self.init(client: client, using: requestData, policy: policy, keeping: keeping, endpoint: endpoint)
+    }
+
+    /// Creates a persisted loader for endpoints whose kind needs no request data; see
+    /// ``init(client:using:policy:persistence:endpoint:)``.
+    public init<Kind: EndpointKind>(
+        client: EndpointClient,
+        policy: ModelStorePolicy = ModelStorePolicy(),
+        persistence: any ModelPersistence,
+        endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
+    ) where Kind.RequestData == Void {
+        self.init(client: client, using: (), policy: policy, persistence: persistence, endpoint: endpoint)
     }
 }

@@ -73,10 +73,28 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     let policy: ModelStorePolicy
     private let stopwatch: Stopwatch
     private let state = Locked(State())
+    /// Called, outside the lock, with each value the server confirmed: what a persistence saves.
+    private let confirmed: (@Sendable (Key, Model) -> Void)?
 
-    init(policy: ModelStorePolicy, clock: any Clock<Duration>) {
+    init(policy: ModelStorePolicy, clock: any Clock<Duration>, confirmed: (@Sendable (Key, Model) -> Void)? = nil) {
         self.policy = policy
         stopwatch = Stopwatch(clock)
+        self.confirmed = confirmed
+    }
+
+    /// Puts back a value kept from an earlier run: shown at once, stale until revalidated.
+    func restore(_ model: Model, for key: Key) {
+        let now = self.now
+        state.withLock { state in
+            guard state.entries[key] == nil else { return }
+            var entry = Entry(id: model.id, lastUse: now)
+            entry.value = model
+            entry.confirmedValue = model
+            entry.revision = 1
+            entry.changes = 1
+            state.use(&entry, at: now)
+            state.entries[key] = entry
+        }
     }
 
     private var now: Duration { stopwatch.elapsed }
@@ -126,7 +144,11 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     ) -> Result<Model, EndpointError> {
         let now = self.now
         var wakeup: Wakeup?
-        defer { wakeup?.resume() }
+        var newlyConfirmed: Model?
+        defer {
+            wakeup?.resume()
+            if let newlyConfirmed { confirmed?(key, newlyConfirmed) }
+        }
         return state.withLock { state -> Result<Model, EndpointError> in
             var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
             entry.isLoading = false
@@ -146,7 +168,10 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
                     return .success(newer)
                 }
                 entry.confirmedAt = now
-                if !(loaded.unchanged && entry.confirmedValue != nil) { entry.confirmedValue = loaded.model }
+                if !(loaded.unchanged && entry.confirmedValue != nil) {
+                    entry.confirmedValue = loaded.model
+                    newlyConfirmed = loaded.model
+                }
                 // An optimistic write in flight stays on show; the load only renews what the server confirmed.
                 if entry.pending == 0, !(loaded.unchanged && entry.value != nil) {
                     entry.value = loaded.model
@@ -183,6 +208,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             return (entry.writes, wakeup)
         }
         wakeup?.resume()
+        if confirmed, let model { self.confirmed?(key, model) }
         return writes
     }
 
@@ -201,6 +227,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     /// before the write), or `previous` when there is none.
     func settle(_ key: Key, write: UInt64, outcome: Outcome, previous: Model?) {
         let now = self.now
+        var newlyConfirmed: Model?
         let wakeup = state.withLock { state -> Wakeup? in
             // Taken out and put back, so that changing its collections copies nothing.
             guard var entry = state.entries.removeValue(forKey: key) else { return nil }
@@ -212,9 +239,11 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
                 entry.value = answer
                 entry.confirmedValue = answer
                 entry.confirmedAt = now
+                newlyConfirmed = answer
             case .accepted:
                 entry.confirmedValue = entry.value
                 entry.confirmedAt = now
+                newlyConfirmed = entry.value
             case .failed:
                 entry.value = entry.confirmedValue ?? previous
             }
@@ -223,6 +252,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             return Self.emit(&entry)
         }
         wakeup?.resume()
+        if let newlyConfirmed { confirmed?(key, newlyConfirmed) }
     }
 
     /// Adds an observer of `key`; it reads changes with ``next(_:observer:after:)`` and leaves with

@@ -221,6 +221,34 @@ where S.Element: Sendable {
         #expect(loader.store.counts.entries == 0)
     }
 
+    @Test("Persistence: a new loader on the directory starts with the values kept, shows them before any request, then revalidates")
+    func persistence() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-models-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let client = EndpointClient(environment: Fixture.environment, transport: server.transport, clock: clock, cache: nil)
+        let first = ModelLoader<Item>(client: client, persistence: try DiskModelPersistence(directory: folder)) { .item($0) }
+        _ = try await first.loadModel(withID: 1)
+        first.put(Item(id: 2, name: "put"))
+
+        server.rename(1, "newer on the server")
+        let gate = Gate()
+        server.hold.withLock { $0 = gate }
+        let later = ModelLoader<Item>(client: client, persistence: try DiskModelPersistence(directory: folder)) { .item($0) }
+        let (task, stream) = collect(later.publisher(forID: 1))
+        var values = stream.makeAsyncIterator()
+        #expect(await values.next()?.name == "item 1", "the kept value, before the held request is answered")
+        gate.open()
+        #expect(await values.next()?.name == "newer on the server")
+        #expect(later.store.value(for: .request(method: "GET", url: "https://api.test/v1/items/2"))?.name == "put")
+        task.cancel()
+
+        // Files are named by keyed hashes, and a torn one is ignored.
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("v1/models").path)
+        #expect(names.count == 2 && names.allSatisfy { !$0.contains("items") && $0.count == 40 })
+        try Data("EKM1{\"id\": 9".utf8).write(to: folder.appendingPathComponent("v1/models/torn"))
+        #expect(try DiskModelPersistence(directory: folder).storedModels().count == 2)
+    }
+
     @Test("loadModels returns the models in the order of the IDs, repeats included, one request per distinct ID")
     func loadModelsInOrder() async throws {
         let loader = loader()

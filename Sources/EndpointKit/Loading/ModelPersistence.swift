@@ -1,0 +1,113 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a ``ModelLoader`` keeps the values the server confirmed, so that a CLI or an app starts with the values
+/// it had: ``DiskModelPersistence``, or your own.
+///
+/// A loader reads every stored model once, when it is made (they start stale: shown at once, revalidated when
+/// asked for), and saves each value the server confirms (a load, a write's answer, a put) under a key of its
+/// request. Every method may be called from any task at once.
+public protocol ModelPersistence: Sendable {
+    /// Every stored model, encoded.
+    func storedModels() -> [Data]
+    /// Stores `data`, the newest confirmed value for `key`, replacing what was stored for it.
+    func save(_ data: Data, forKey key: String)
+    /// Removes everything.
+    func removeAll()
+}
+
+/// A ``ModelPersistence`` in a directory you name, with the HTTP cache's disk rules: each value written to a
+/// temporary file and renamed into place (a crash mid-write leaves the old value or none, and a file that does
+/// not read back whole is ignored), safe when several processes share the directory, files named by keyed
+/// hashes and readable by their owner only, and everything under `v1/` so that another release's format is
+/// ignored rather than misread.
+///
+///     let loader = ModelLoader<Item>(client: client, persistence: try DiskModelPersistence(directory: folder)) {
+///         .item($0)
+///     }
+public final class DiskModelPersistence: ModelPersistence {
+    /// The directory given.
+    public let directory: URL
+    private let models: URL
+    private let temporary: URL
+    private let authenticator: SHA256.Authenticator
+
+    static let formatMark = Array("EKM1".utf8)
+    static let endMark = Array("EKM.".utf8)
+
+    /// Opens (or creates) the persistence in `directory`.
+    ///
+    /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be created or written to.
+    public init(directory: URL) throws(EndpointError) {
+        self.directory = directory
+        let root = directory.appendingPathComponent("v1", isDirectory: true)
+        models = root.appendingPathComponent("models", isDirectory: true)
+        temporary = root.appendingPathComponent("tmp", isDirectory: true)
+        do {
+            for folder in [directory, root, models, temporary] {
+                try FileManager.default.createDirectory(
+                    at: folder,
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700]
+                )
+            }
+            authenticator = SHA256.Authenticator(
+                key: try DiskCacheStorage.sharedSecret(in: root, temporaryFolder: temporary)
+            )
+        } catch {
+            throw EndpointError(
+                .invalidRequest,
+                "the model directory \(directory.path) cannot be used: \(error)",
+                underlyingError: error
+            )
+        }
+    }
+
+    /// Every stored model that reads back whole.
+    public func storedModels() -> [Data] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: models.path)) ?? []
+        return names.compactMap { name in
+            guard let bytes = try? Data(contentsOf: models.appendingPathComponent(name)) else { return nil }
+            return Self.decode(bytes)
+        }
+    }
+
+    /// Writes `data` to a temporary file and renames it over the key's file.
+    public func save(_ data: Data, forKey key: String) {
+        let name = authenticator.code(for: key).prefix(20).hexadecimal
+        let file = models.appendingPathComponent(name)
+        let candidate = temporary.appendingPathComponent(UUID().uuidString)
+        var bytes = Data(Self.formatMark)
+        bytes.append(data)
+        bytes.append(contentsOf: Self.endMark)
+        do {
+            try bytes.write(to: candidate)
+            chmod(candidate.path, 0o600)
+            if rename(candidate.path, file.path) != 0 { unlink(candidate.path) }
+        } catch {
+            unlink(candidate.path)
+        }
+    }
+
+    /// Removes every stored model.
+    public func removeAll() {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: models.path)) ?? [] {
+            unlink(models.appendingPathComponent(name).path)
+        }
+    }
+
+    /// The model bytes of a whole file of this format, or `nil`.
+    static func decode(_ bytes: Data) -> Data? {
+        guard bytes.count >= formatMark.count + endMark.count, Array(bytes.prefix(4)) == formatMark,
+            Array(bytes.suffix(4)) == endMark
+        else { return nil }
+        return bytes.dropFirst(4).dropLast(4)
+    }
+}
