@@ -33,6 +33,9 @@ final class ModelBatcher<Model: Identifiable & Sendable>: Sendable where Model.I
         self.send = send
     }
 
+    /// How many callers wait for the next batch: a test's signal that they have all joined.
+    var pendingCount: Int { state.withLock { $0.pending.count } }
+
     /// The model with `id`, from the next batch.
     func load(_ id: Model.ID) async throws(EndpointError) -> Model {
         let token = state.withLock { state -> UInt64 in

@@ -33,6 +33,8 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     private let key: @Sendable (Model.ID) -> LoadKey<Model.ID>
     private let inFlight = SharedLoads<LoadKey<Model.ID>, Model>()
     let store: ModelStore<Model>
+    /// The batch endpoint's gatherer, for a loader that has one.
+    let batcher: ModelBatcher<Model>?
 
     /// How long values stay fresh and entries are kept.
     public var policy: ModelStorePolicy { store.policy }
@@ -91,6 +93,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
             return .request(method: request.method.rawValue, url: url.absoluteString)
         }
         store = ModelStore(policy: policy, clock: client.clock, confirmed: persistence?.save)
+        batcher = nil
         if let persistence {
             for model in persistence.kept { store.restore(model, for: key(model.id)) }
         }
@@ -123,6 +126,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         fetch = { id, _ async throws(EndpointError) in (try await batcher.load(id), false) }
         key = { LoadKey(exactly: $0) }
         store = ModelStore(policy: policy, clock: client.clock)
+        self.batcher = batcher
     }
 
     /// Creates a loader through a batch endpoint whose kind needs no request data.
@@ -151,6 +155,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         fetch = { id, _ async throws(EndpointError) in (try await load(id), false) }
         key = { LoadKey(exactly: $0) }
         store = ModelStore(policy: policy, clock: clock)
+        batcher = nil
     }
 
     // MARK: Reading

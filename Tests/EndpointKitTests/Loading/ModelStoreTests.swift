@@ -289,4 +289,55 @@ where S.Element: Sendable {
         #expect(try await loader.loadModels(withIDs: [19, 10, 11]).map(\.id) == [19, 10, 11])
         #expect(await server.requests.count == 3, "all fresh: nothing sent")
     }
+
+    @Test("1,000 IDs from 1,000 tasks within one window, batches of 100: exactly 10 requests")
+    func thousandInOneWindow() async throws {
+        let client = EndpointClient(environment: Fixture.environment, transport: server.transport, clock: clock, cache: nil)
+        let loader = ModelLoader<Item>(
+            client: client,
+            batch: ModelBatch(maximumSize: 100, window: .milliseconds(5)) { (ids: [Int]) -> Endpoint<EndpointKinds.Public, [Item]> in
+                Endpoint(path: "items", queryItems: [URLQueryItem(name: "ids", value: ids.map(String.init).joined(separator: ","))])
+            }
+        )
+        let loaded = try await withThrowingTaskGroup(of: Int.self) { group in
+            for id in 1000..<2000 { group.addTask { try await loader.loadModel(withID: id).id } }
+            // The window is on the test's clock: it closes when all 1,000 have joined, whatever the scheduler did.
+            while loader.batcher?.pendingCount ?? 0 < 1_000 { await Task.yield() }
+            clock.advance(by: .milliseconds(5))
+            return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+        }
+        #expect(loaded == Set(1000..<2000))
+        #expect(await server.requests.count == 10)
+    }
+
+    @Test("2,000 observers over 100 IDs: 100 loads; all fresh: none; all stale: exactly 100 refetches")
+    func manyObservers() async throws {
+        let loader = loader(policy: ModelStorePolicy(freshness: .seconds(3600)))
+        let observed = Locked(0)
+        let everyoneHasAValue = Gate()
+        let observers = (0..<2_000).map { index in
+            Task {
+                var first = true
+                for try await _ in loader.publisher(forID: index % 100) where first {
+                    first = false
+                    if observed.withLock({ count in
+                        count += 1
+                        return count
+                    }) == 2_000 {
+                        everyoneHasAValue.open()
+                    }
+                }
+            }
+        }
+        await everyoneHasAValue.wait()
+        #expect(await server.requests.count == 100)
+        _ = try await loader.loadModels(withIDs: Array(0..<100))
+        #expect(await server.requests.count == 100)
+        loader.invalidateAll()
+        while await server.requests.count < 200 { await Task.yield() }
+        for observer in observers { observer.cancel() }
+        for observer in observers { _ = await observer.result }
+        #expect(await server.requests.count == 200)
+        #expect(loader.store.counts.observers == 0)
+    }
 }
