@@ -20,6 +20,9 @@ enum DemoServer {
         StubTransport { request in try reply(to: request) }
     }
 
+    /// Names given by `PATCH /v1/items/{id}`, by ID.
+    private static let renamed = Renames()
+
     private static func reply(to request: TransportRequest) throws -> StubResponse {
         guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else {
             return .status(400)
@@ -31,9 +34,16 @@ enum DemoServer {
         }
         if path.hasPrefix("/v1/items/") {
             let segment = String(path.dropFirst("/v1/items/".count))
-            guard let id = Int(segment), let item = catalogue.first(where: { $0.id == id }) else {
+            guard let id = Int(segment), var item = catalogue.first(where: { $0.id == id }) else {
                 return .json(#"{"error": "no item \#(segment)"}"#, status: 404)
             }
+            if request.method == .patch {
+                // An edit: a name is taken unless it is empty.
+                let edit = try JSONDecoder().decode(Item.self, from: request.body?.data ?? Data())
+                guard !edit.name.isEmpty else { return .json(#"{"error": "a name cannot be empty"}"#, status: 422) }
+                renamed.set(edit.name, for: id)
+            }
+            item.name = renamed.name(for: id) ?? item.name
             return try .json(encoder.encode(item))
         }
         if path == "/v1/catalogue" {
@@ -82,5 +92,24 @@ enum DemoServer {
 extension StubResponse {
     fileprivate static func json(_ data: Data) -> StubResponse {
         .response(status: 200, headers: [.contentType: "application/json"], body: data)
+    }
+}
+
+/// The demo server's one piece of state: the names edits gave.
+private final class Renames: @unchecked Sendable {
+    // Safe because every access to `names` holds `lock`.
+    private let lock = NSLock()
+    private var names: [Int: String] = [:]
+
+    func set(_ name: String, for id: Int) {
+        lock.lock()
+        names[id] = name
+        lock.unlock()
+    }
+
+    func name(for id: Int) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return names[id]
     }
 }

@@ -93,6 +93,35 @@ await step("Model loaded by ID through ModelLoader<Item>") { () async throws(End
     print("  ✓ item 42 is \"\(item.name)\"")
 }
 
+await step("A model store: a list and a detail screen observe item 1; an edit shows at once; a failed one rolls back") {
+    () async throws(EndpointError) in
+    let store = ModelLoader<Item>(client: client) { id in .item(id) }
+    let screens = ScreenLog()
+    let watchers = ["list", "detail"].map { screen in
+        Task {
+            for try await item in store.publisher(forID: 1) { screens.show(screen, item.name) }
+        }
+    }
+    await screens.wait(until: "Green tea")
+    print("  ✓ both screens show \"Green tea\" (one GET, shared)")
+    try await store.update(Item(id: 1, name: "Sencha")) { () async throws(EndpointError) -> Item? in
+        // The screens already show the edit while it is on its way.
+        await screens.wait(until: "Sencha")
+        print("  ✓ both screens show \"Sencha\" before the PATCH is sent")
+        return try await client.response(for: .rename(Item(id: 1, name: "Sencha")))
+    }
+    do throws(EndpointError) {
+        try await store.update(Item(id: 1, name: "")) { () async throws(EndpointError) -> Item? in
+            await screens.wait(until: "")
+            return try await client.response(for: .rename(Item(id: 1, name: "")))
+        }
+    } catch {
+        await screens.wait(until: "Sencha")
+        print("  ✓ an empty name was refused (\(error.statusCode ?? 0)): both screens are back to \"Sencha\"")
+    }
+    for watcher in watchers { watcher.cancel() }
+}
+
 await step("Publisher: the same search as an AsyncSequence, iterated twice") { () async throws(EndpointError) in
     let publisher = client.publisher(for: .search(for: "oolong"), using: token)
     for pass in 1...2 {
@@ -183,4 +212,35 @@ if failures > 0 {
 func milliseconds(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components
     return String(format: "%.1f ms", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+}
+
+/// What each demo screen shows now, and a wait until both show the same name.
+final class ScreenLog: @unchecked Sendable {
+    // Safe because every access to `shown` and `waiters` holds `lock`.
+    private let lock = NSLock()
+    private var shown: [String: String] = [:]
+    private var waiters: [(name: String, continuation: CheckedContinuation<Void, Never>)] = []
+
+    func show(_ screen: String, _ name: String) {
+        lock.lock()
+        shown[screen] = name
+        let both = Set(shown.values).count == 1 && shown.count == 2 ? name : nil
+        let ready = waiters.filter { $0.name == both }
+        waiters.removeAll { $0.name == both }
+        lock.unlock()
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    func wait(until name: String) async {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            if shown.count == 2, Set(shown.values) == [name] {
+                lock.unlock()
+                continuation.resume()
+                return
+            }
+            waiters.append((name, continuation))
+            lock.unlock()
+        }
+    }
 }
