@@ -75,6 +75,11 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            a strong ETag per page, Cache-Control ?cc= (default "private, max-age=60") and
                            Vary: Accept, Authorization, Cookie; a 304 when If-None-Match names the page's ETag.
                            Counts pages/KEY, pages-200/KEY, pages-304/KEY and the body bytes sent as pages-bytes/KEY
+    ANY  /versioned/KEY/ID a versioned item {"id": ID, "version": V, "name": N, "pending": false} (V from 1): GET
+                           answers it; PATCH with the new name as its body stores it as version V + 1 and answers
+                           it, or answers 500 when the request has X-Fail: 1. Each request waits 0-4 ms first (by
+                           its arrival number), so that concurrent requests are answered out of order. Counts
+                           versioned/KEY
 Connections are kept alive between requests, as real servers do.
 """
 import base64
@@ -653,6 +658,27 @@ def route_pages(request):
     respond_head(sock, 200, "OK", fields, body)
 
 
+versioned = {}
+
+
+def route_versioned(request):
+    key, parts = request.key, request.parts
+    arrival = count("versioned/" + key)
+    # Answers out of order: each request waits 0-4 ms, by its arrival number, so that loads and writes overlap.
+    time.sleep((arrival * 2654435761 % 5) / 1000)
+    item_id = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0
+    with lock:
+        item = versioned.setdefault((key, item_id), {"id": item_id, "version": 1, "name": f"item {item_id}", "pending": False})
+        if request.method == "PATCH":
+            if request.headers.get("x-fail") == "1":
+                respond(request.sock, 500, b"{}", close=request.closing)
+                return
+            item["version"] += 1
+            item["name"] = request.body.decode("utf-8", "replace")
+        body = json.dumps(item).encode()
+    respond(request.sock, 200, body, close=request.closing)
+
+
 # The first part of the path picks the route; the module docstring says what each one does.
 ROUTES = {
     "count": route_count,
@@ -679,6 +705,7 @@ ROUTES = {
     "cached": route_cached,
     "bump": route_bump,
     "pages": route_pages,
+    "versioned": route_versioned,
 }
 
 

@@ -35,6 +35,9 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     let store: ModelStore<Model>
     /// The batch endpoint's gatherer, for a loader that has one.
     let batcher: ModelBatcher<Model>?
+    /// Keys an observer's subscription has started a load for, until it ends: a thousand observers subscribing
+    /// at once start one task, not a thousand.
+    private let backgroundLoads = Locked(Set<LoadKey<Model.ID>>())
 
     /// How long values stay fresh and entries are kept.
     public var policy: ModelStorePolicy { store.policy }
@@ -239,7 +242,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
 
     /// Marks every model stale, and fetches again those someone observes.
     public func invalidateAll() {
-        refetch(store.invalidate { _ in true })
+        refetch(store.invalidateAll())
     }
 
     private func refetch(_ observed: [(key: LoadKey<Model.ID>, id: Model.ID)]) {
@@ -296,21 +299,42 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         return try await inFlight.value(for: key) { () async throws(EndpointError) -> Model in
             // A load that finished between the caller's look and this one made the value fresh.
             if !revalidate, let fresh = store.freshValue(for: key) { return fresh }
-            let writes = store.beginLoad(key, id: id)
-            let result: Result<(model: Model, unchanged: Bool), EndpointError>
-            do throws(EndpointError) {
-                // A stored value is revalidated: a conditional request, whose 304 renews it.
-                result = .success(try await fetch(id, revalidate || store.value(for: key) != nil))
-            } catch {
-                result = .failure(error)
+            // A load a write overtook is sent again (a few times at most), so that callers get a value read after
+            // the last write.
+            var attempt = 0
+            while true {
+                attempt += 1
+                let writes = store.beginLoad(key, id: id)
+                let result: Result<(model: Model, unchanged: Bool), EndpointError>
+                do throws(EndpointError) {
+                    // A stored value is revalidated: a conditional request, whose 304 renews it.
+                    result = .success(try await fetch(id, revalidate || store.value(for: key) != nil))
+                } catch {
+                    result = .failure(error)
+                }
+                switch store.finishLoad(key, id: id, startedUnder: writes, result: result) {
+                case .value(let model):
+                    return model
+                case .superseded where attempt < 4:
+                    continue
+                case .superseded:
+                    // Writes keep overtaking it: the newest write stands.
+                    if let current = store.value(for: key) { return current }
+                    throw EndpointError(.cancelled, "writes to model \(id) kept overtaking its load")
+                case .failed(let error):
+                    throw error
+                }
             }
-            return try store.finishLoad(key, id: id, startedUnder: writes, result: result).get()
         }
     }
 
     private func loadInBackground(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) {
         let loader = self
+        if !revalidate {
+            guard backgroundLoads.withLock({ $0.insert(key).inserted }) else { return }
+        }
         Task {
+            defer { if !revalidate { _ = loader.backgroundLoads.withLock { $0.remove(key) } } }
             // A load that finished since this one was asked for made the value fresh: nothing to do.
             if !revalidate, loader.store.freshValue(for: key) != nil { return }
             _ = try? await loader.load(id, key: key, revalidate: revalidate)

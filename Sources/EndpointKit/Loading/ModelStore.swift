@@ -132,7 +132,19 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         return writes
     }
 
-    /// Records a load's outcome and returns the value callers get: the loaded one, or a newer write's.
+    /// How a load ended, as the store took it.
+    enum LoadOutcome {
+        /// The value callers get.
+        case value(Model)
+        /// A write came while the load was in flight: what it read may predate the write, so the loader sends
+        /// it again.
+        case superseded
+        /// The load failed.
+        case failed(EndpointError)
+    }
+
+    /// Records a load's outcome: the value callers get, or `superseded` when a write came while the load was in
+    /// flight (what it read may predate the write).
     ///
     /// `unchanged` (a 304) renews the time and emits no new value. A failure keeps the value and records the
     /// error, except a cancellation, which only ends the loading state.
@@ -141,7 +153,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         id: Model.ID,
         startedUnder writes: UInt64,
         result: Result<(model: Model, unchanged: Bool), EndpointError>
-    ) -> Result<Model, EndpointError> {
+    ) -> LoadOutcome {
         let now = self.now
         var wakeup: Wakeup?
         var newlyConfirmed: Model?
@@ -149,7 +161,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             wakeup?.resume()
             if let newlyConfirmed { confirmed?(key, newlyConfirmed) }
         }
-        return state.withLock { state -> Result<Model, EndpointError> in
+        return state.withLock { state -> LoadOutcome in
             var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
             entry.isLoading = false
             defer {
@@ -163,9 +175,10 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             switch result {
             case .success(let loaded):
                 entry.error = nil
-                if entry.writes != writes, let newer = entry.value {
-                    // Written while the load was in flight: the write is newer than what the load read.
-                    return .success(newer)
+                if entry.writes != writes, entry.value != nil {
+                    // Written while the load was in flight: what the load read may predate the write, so it is
+                    // neither shown nor taken as confirmed, and the caller loads again.
+                    return .superseded
                 }
                 entry.confirmedAt = now
                 if !(loaded.unchanged && entry.confirmedValue != nil) {
@@ -177,10 +190,10 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
                     entry.value = loaded.model
                     entry.revision += 1
                 }
-                return .success(entry.value ?? loaded.model)
+                return .value(entry.value ?? loaded.model)
             case .failure(let error):
                 if error.kind != .cancelled { entry.error = error }
-                return .failure(error)
+                return .failed(error)
             }
         }
     }
@@ -319,6 +332,22 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
 
     /// Marks the entries `matches` selects as stale, and returns those someone observes, which the loader
     /// fetches again (TanStack Query's rule: what nobody watches is fetched when next asked for).
+    /// Marks every entry stale, and returns those someone observes.
+    func invalidateAll() -> [(key: Key, id: Model.ID)] {
+        state.withLock { state in
+            var observed: [(key: Key, id: Model.ID)] = []
+            var index = state.entries.values.startIndex
+            while index != state.entries.values.endIndex {
+                state.entries.values[index].confirmedAt = nil
+                if !state.entries.values[index].observers.isEmpty {
+                    observed.append((state.entries.keys[index], state.entries.values[index].id))
+                }
+                state.entries.values.formIndex(after: &index)
+            }
+            return observed
+        }
+    }
+
     func invalidate(where matches: (Model.ID) -> Bool) -> [(key: Key, id: Model.ID)] {
         state.withLock { state in
             var observed: [(key: Key, id: Model.ID)] = []

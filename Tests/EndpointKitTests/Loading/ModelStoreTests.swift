@@ -20,17 +20,22 @@ final class ItemServer: Sendable {
         let failing = self.failing
         let hold = self.hold
         transport = StubTransport { request in
-            if let gate = hold.withLock({ $0 }) { await gate.wait() }
+            // What the server reads is read as the request arrives; a held request answers it later.
+            let snapshot = names.withLock { $0 }
+            if let gate = hold.withLock({ $0 }) {
+                hold.withLock { $0 = nil }
+                await gate.wait()
+            }
             if failing.withLock({ $0 }) { return .status(500) }
             let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
             if let ids = query.first(where: { $0.name == "ids" })?.value {
                 let items = ids.split(separator: ",").compactMap { Int($0) }.filter { $0 != 13 }.map { id in
-                    Item(id: id, name: names.withLock { $0[id] } ?? "item \(id)")
+                    Item(id: id, name: snapshot[id] ?? "item \(id)")
                 }
                 return try .response(status: 200, headers: ["Content-Type": "application/json"], body: JSONEncoder().encode(items))
             }
             let id = Int(request.url.lastPathComponent) ?? 0
-            let item = Item(id: id, name: names.withLock { $0[id] } ?? "item \(id)")
+            let item = Item(id: id, name: snapshot[id] ?? "item \(id)")
             return try .response(status: 200, headers: ["Content-Type": "application/json"], body: JSONEncoder().encode(item))
         }
     }
@@ -181,17 +186,24 @@ where S.Element: Sendable {
         task.cancel()
     }
 
-    @Test("A load that began before a write never replaces it: no observer sees the older value after the newer")
+    @Test("A load a write overtook is sent again: callers get a value read after the write, and no observer sees the older read")
     func loadNeverOverwritesANewerWrite() async throws {
         let loader = loader()
         let gate = Gate()
         server.hold.withLock { $0 = gate }
         let load = Task { try await loader.loadModel(withID: 6) }
         while await server.requests.isEmpty { await Task.yield() }
-        loader.put(Item(id: 6, name: "written while loading"))
+        // The held request read "item 6"; then the server changed, and the app put the server's answer.
+        server.rename(6, "after the write")
+        loader.put(Item(id: 6, name: "after the write"))
+        let (task, stream) = collect(loader.publisher(forID: 6))
+        var values = stream.makeAsyncIterator()
+        #expect(await values.next()?.name == "after the write")
         gate.open()
-        #expect(try await load.value.name == "written while loading")
-        #expect(try await loader.loadModel(withID: 6).name == "written while loading")
+        #expect(try await load.value.name == "after the write")
+        #expect(await server.requests.count == 2, "the overtaken load was sent again")
+        #expect(loader.store.value(for: .request(method: "GET", url: "https://api.test/v1/items/6"))?.name == "after the write")
+        task.cancel()
     }
 
     @Test("A failed load never replaces a value")
