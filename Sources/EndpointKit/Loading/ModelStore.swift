@@ -28,7 +28,13 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         /// invalidated.
         var confirmedAt: Duration?
         var isLoading = false
-        var error: EndpointError?
+        /// The last load's failure, boxed: an `EndpointError` is about 300 bytes, and entries are walked by the
+        /// thousand when invalidated.
+        var error: EndpointError? {
+            get { failure?.error }
+            set { failure = newValue.map(Failure.init) }
+        }
+        var failure: Failure?
         /// The latest value the server confirmed (a load, a write's answer, or a put): what a failed optimistic
         /// write falls back to, even when a load confirmed a newer one while the write was pending.
         var confirmedValue: Model?
@@ -49,11 +55,22 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         /// Counts changes of `value`.
         var revision: UInt64 = 0
 
+        /// Marks the value stale; returns whether anyone observes it.
+        mutating func markStale() -> Bool {
+            confirmedAt = nil
+            return !observers.isEmpty
+        }
+
         var state: ModelState<Model> {
             var state = ModelState(value: value, isLoading: isLoading, error: error)
             state.revision = revision
             return state
         }
+    }
+
+    final class Failure: Sendable {
+        let error: EndpointError
+        init(_ error: EndpointError) { self.error = error }
     }
 
     private struct State {
@@ -338,8 +355,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             var observed: [(key: Key, id: Model.ID)] = []
             var index = state.entries.values.startIndex
             while index != state.entries.values.endIndex {
-                state.entries.values[index].confirmedAt = nil
-                if !state.entries.values[index].observers.isEmpty {
+                if state.entries.values[index].markStale() {
                     observed.append((state.entries.keys[index], state.entries.values[index].id))
                 }
                 state.entries.values.formIndex(after: &index)
