@@ -88,7 +88,8 @@ func modelStore(observers: Int) async throws {
     print(
         String(
             format: "  memory: %.0f B per observer over a task waiting on a stream of its own (%.0f B; goal ≤ 1 KB)",
-            observerBytes - baselineBytes, baselineBytes
+            observerBytes - baselineBytes,
+            baselineBytes
         )
     )
 
@@ -110,7 +111,9 @@ func modelStore(observers: Int) async throws {
     print(
         String(
             format: "  from the invalidation to each observer's new value: p50 %.2f ms, p99 %.2f ms, last %.2f ms",
-            spread[spread.count / 2], spread[spread.count * 99 / 100], spread.last ?? 0
+            spread[spread.count / 2],
+            spread[spread.count * 99 / 100],
+            spread.last ?? 0
         )
     )
     for task in tasks { task.cancel() }
@@ -118,7 +121,9 @@ func modelStore(observers: Int) async throws {
 
     // One response to many observers of one ID: each observer notes when the new value reached it and keeps
     // observing; the last arrival resumes the benchmark.
-    let single = ModelLoader<Model>(policy: ModelStorePolicy(freshness: .seconds(3600))) { id in Model(id: id, version: 1) }
+    let single = ModelLoader<Model>(policy: ModelStorePolicy(freshness: .seconds(3600))) { id in
+        Model(id: id, version: 1)
+    }
     let ready = AsyncCountdown(observers)
     let times = ArrivalTimes(capacity: observers)
     let allArrived = LastArrival(observers)
@@ -147,7 +152,11 @@ func modelStore(observers: Int) async throws {
         String(
             format: "  one put to %d observers of one ID, each noting its arrival: first %.2f ms, p50 %.2f ms,"
                 + " p99 %.2f ms (goal ≤ 10 ms), last %.2f ms",
-            observers, delays.first ?? 0, delays[delays.count / 2], delays[delays.count * 99 / 100], delays.last ?? 0
+            observers,
+            delays.first ?? 0,
+            delays[delays.count / 2],
+            delays[delays.count * 99 / 100],
+            delays.last ?? 0
         )
     )
     for watcher in watchers { watcher.cancel() }
@@ -162,10 +171,17 @@ func modelStore(observers: Int) async throws {
     }
     let markStart = clock.now
     many.invalidateAll()
-    print(String(format: "  invalidating 10,000 unobserved entries: %.3f ms (goal ≤ 1 ms)", milliseconds(clock.now - markStart)))
+    print(
+        String(
+            format: "  invalidating 10,000 unobserved entries: %.3f ms (goal ≤ 1 ms)",
+            milliseconds(clock.now - markStart)
+        )
+    )
 
     // Subscribe and unsubscribe a million times: nothing left behind, memory flat.
-    let churn = ModelLoader<Model>(policy: ModelStorePolicy(freshness: .seconds(3600))) { id in Model(id: id, version: 1) }
+    let churn = ModelLoader<Model>(policy: ModelStorePolicy(freshness: .seconds(3600))) { id in
+        Model(id: id, version: 1)
+    }
     _ = try await churn.loadModel(withID: 1)
     var rounds: [Int] = []
     for _ in 0..<10 {
@@ -178,7 +194,10 @@ func modelStore(observers: Int) async throws {
     print(
         "  1,000,000 subscribe/unsubscribe cycles: resident memory after each 100,000: "
             + rounds.map { String(format: "%.1f", Double($0) / 1024) }.joined(separator: ", ") + " MiB"
-            + String(format: " (last − first: %+.2f MiB; goal within 1 MiB)", Double(rounds.last! - rounds.first!) / 1024)
+            + String(
+                format: " (last − first: %+.2f MiB; goal within 1 MiB)",
+                Double((rounds.last ?? 0) - (rounds.first ?? 0)) / 1024
+            )
     )
 }
 

@@ -22,7 +22,9 @@ extension Endpoint where Kind == EndpointKinds.Public, Response == Item {
     static func item(_ id: Item.ID) -> Self { Endpoint(path: "items/\(id)") }
 
     /// Renames an item; the server answers with the item as it now is.
-    static func rename(_ item: Item) -> Self { Endpoint(method: .patch, path: "items/\(item.id)", body: JSONBody(item)) }
+    static func rename(_ item: Item) -> Self {
+        Endpoint(method: .patch, path: "items/\(item.id)", body: JSONBody(item))
+    }
 
     /// One item by a raw, untrusted identifier; the interpolation keeps it inside one path segment.
     static func item(rawID: String) -> Self { Endpoint(path: "items/\(rawID)") }

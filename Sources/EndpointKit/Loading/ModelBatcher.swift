@@ -44,7 +44,9 @@ final class ModelBatcher<Model: Identifiable & Sendable>: Sendable where Model.I
         }
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (waiter: Waiter) in enqueue(Pending(id: id, token: token, waiter: waiter)) }
+                try await withCheckedThrowingContinuation { (waiter: Waiter) in
+                    enqueue(Pending(id: id, token: token, waiter: waiter))
+                }
             } onCancel: {
                 let removed = state.withLock { state -> Waiter? in
                     guard let index = state.pending.firstIndex(where: { $0.token == token }) else { return nil }
@@ -66,7 +68,9 @@ final class ModelBatcher<Model: Identifiable & Sendable>: Sendable where Model.I
             return (false, !state.isScheduled)
         }
         if outcome.cancelled {
-            pending.waiter.resume(throwing: EndpointError(.cancelled, "the task was cancelled before its batch was sent"))
+            pending.waiter.resume(
+                throwing: EndpointError(.cancelled, "the task was cancelled before its batch was sent")
+            )
         }
         guard outcome.schedule else { return }
         let window = self.window
@@ -87,7 +91,9 @@ final class ModelBatcher<Model: Identifiable & Sendable>: Sendable where Model.I
         var ids: [Model.ID] = []
         var seen: Set<LoadKey<Model.ID>> = []
         for pending in taken where seen.insert(LoadKey(exactly: pending.id)).inserted { ids.append(pending.id) }
-        let chunks = stride(from: 0, to: ids.count, by: maximumSize).map { Array(ids[$0..<min($0 + maximumSize, ids.count)]) }
+        let chunks = stride(from: 0, to: ids.count, by: maximumSize).map {
+            Array(ids[$0..<min($0 + maximumSize, ids.count)])
+        }
         let send = self.send
         let results = await withTaskGroup(of: (Int, Result<[Model], EndpointError>).self) { group in
             for (index, chunk) in chunks.enumerated() {
@@ -122,7 +128,10 @@ final class ModelBatcher<Model: Identifiable & Sendable>: Sendable where Model.I
             } else {
                 pending.waiter.resume(
                     throwing: failures[key]
-                        ?? EndpointError(.modelNotFound, "the batch endpoint's answer has no model with ID \(pending.id)")
+                        ?? EndpointError(
+                            .modelNotFound,
+                            "the batch endpoint's answer has no model with ID \(pending.id)"
+                        )
                 )
             }
         }

@@ -27,7 +27,8 @@ import Foundation
 ///   cancelled stops waiting at once; the request is cancelled when nobody waits for it.
 public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable where Model.ID: Sendable {
     /// Loads `id`; with `revalidate`, asks the server even past a fresh HTTP cache entry. `unchanged` is a 304.
-    private let fetch: @Sendable (Model.ID, _ revalidate: Bool) async throws(EndpointError) -> (model: Model, unchanged: Bool)
+    private let fetch:
+        @Sendable (Model.ID, _ revalidate: Bool) async throws(EndpointError) -> (model: Model, unchanged: Bool)
     /// What makes two loads the same: the request they send, not `Model.ID`'s `==` (canonically equivalent
     /// string IDs are equal, yet percent-encode to different URLs).
     private let key: @Sendable (Model.ID) -> LoadKey<Model.ID>

@@ -310,7 +310,9 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
                     guard state.entries[key]?.observers.contains(observer) == true, !Task.isCancelled else {
                         return .some(nil)
                     }
-                    if let changes = state.entries[key]?.changes, changes > seen, let current = state.entries[key]?.state {
+                    if let changes = state.entries[key]?.changes, changes > seen,
+                        let current = state.entries[key]?.state
+                    {
                         return .some((current, changes))
                     }
                     state.entries[key]?.waiters[observer] = waiter

@@ -32,11 +32,19 @@ final class ItemServer: Sendable {
                 let items = ids.split(separator: ",").compactMap { Int($0) }.filter { $0 != 13 }.map { id in
                     Item(id: id, name: snapshot[id] ?? "item \(id)")
                 }
-                return try .response(status: 200, headers: ["Content-Type": "application/json"], body: JSONEncoder().encode(items))
+                return try .response(
+                    status: 200,
+                    headers: ["Content-Type": "application/json"],
+                    body: JSONEncoder().encode(items)
+                )
             }
             let id = Int(request.url.lastPathComponent) ?? 0
             let item = Item(id: id, name: snapshot[id] ?? "item \(id)")
-            return try .response(status: 200, headers: ["Content-Type": "application/json"], body: JSONEncoder().encode(item))
+            return try .response(
+                status: 200,
+                headers: ["Content-Type": "application/json"],
+                body: JSONEncoder().encode(item)
+            )
         }
     }
 
@@ -67,11 +75,18 @@ where S.Element: Sendable {
     let clock = TestClock()
 
     func loader(policy: ModelStorePolicy = ModelStorePolicy()) -> ModelLoader<Item> {
-        let client = EndpointClient(environment: Fixture.environment, transport: server.transport, clock: clock, cache: nil)
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: server.transport,
+            clock: clock,
+            cache: nil
+        )
         return ModelLoader<Item>(client: client, policy: policy) { .item($0) }
     }
 
-    @Test("An observer gets the value, then a put, then an invalidation's refetch; a revalidation that changed nothing sends nothing new")
+    @Test(
+        "An observer gets the value, then a put, then an invalidation's refetch; a revalidation that changed nothing sends nothing new"
+    )
     func liveObservation() async throws {
         let loader = loader()
         let (task, stream) = collect(loader.publisher(forID: 1))
@@ -186,7 +201,9 @@ where S.Element: Sendable {
         task.cancel()
     }
 
-    @Test("A load a write overtook is sent again: callers get a value read after the write, and no observer sees the older read")
+    @Test(
+        "A load a write overtook is sent again: callers get a value read after the write, and no observer sees the older read"
+    )
     func loadNeverOverwritesANewerWrite() async throws {
         let loader = loader()
         let gate = Gate()
@@ -202,7 +219,10 @@ where S.Element: Sendable {
         gate.open()
         #expect(try await load.value.name == "after the write")
         #expect(await server.requests.count == 2, "the overtaken load was sent again")
-        #expect(loader.store.value(for: .request(method: "GET", url: "https://api.test/v1/items/6"))?.name == "after the write")
+        #expect(
+            loader.store.value(for: .request(method: "GET", url: "https://api.test/v1/items/6"))?.name
+                == "after the write"
+        )
         task.cancel()
     }
 
@@ -218,7 +238,9 @@ where S.Element: Sendable {
 
     @Test("Retention: an unobserved entry goes after its retention; the count bound drops the least recently used")
     func retention() async throws {
-        let loader = loader(policy: ModelStorePolicy(freshness: .seconds(600), retention: .seconds(60), maximumCount: 3))
+        let loader = loader(
+            policy: ModelStorePolicy(freshness: .seconds(600), retention: .seconds(60), maximumCount: 3)
+        )
         for id in 1...3 { _ = try await loader.loadModel(withID: id) }
         _ = try await loader.loadModel(withID: 1)  // a use: 2 is now the least recently used
         _ = try await loader.loadModel(withID: 4)
@@ -233,19 +255,30 @@ where S.Element: Sendable {
         #expect(loader.store.counts.entries == 0)
     }
 
-    @Test("Persistence: a new loader on the directory starts with the values kept, shows them before any request, then revalidates")
+    @Test(
+        "Persistence: a new loader on the directory starts with the values kept, shows them before any request, then revalidates"
+    )
     func persistence() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-models-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let client = EndpointClient(environment: Fixture.environment, transport: server.transport, clock: clock, cache: nil)
-        let first = ModelLoader<Item>(client: client, persistence: try DiskModelPersistence(directory: folder)) { .item($0) }
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: server.transport,
+            clock: clock,
+            cache: nil
+        )
+        let first = ModelLoader<Item>(client: client, persistence: try DiskModelPersistence(directory: folder)) {
+            .item($0)
+        }
         _ = try await first.loadModel(withID: 1)
         first.put(Item(id: 2, name: "put"))
 
         server.rename(1, "newer on the server")
         let gate = Gate()
         server.hold.withLock { $0 = gate }
-        let later = ModelLoader<Item>(client: client, persistence: try DiskModelPersistence(directory: folder)) { .item($0) }
+        let later = ModelLoader<Item>(client: client, persistence: try DiskModelPersistence(directory: folder)) {
+            .item($0)
+        }
         let (task, stream) = collect(later.publisher(forID: 1))
         var values = stream.makeAsyncIterator()
         #expect(await values.next()?.name == "item 1", "the kept value, before the held request is answered")
@@ -304,11 +337,20 @@ where S.Element: Sendable {
 
     @Test("1,000 IDs from 1,000 tasks within one window, batches of 100: exactly 10 requests")
     func thousandInOneWindow() async throws {
-        let client = EndpointClient(environment: Fixture.environment, transport: server.transport, clock: clock, cache: nil)
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: server.transport,
+            clock: clock,
+            cache: nil
+        )
         let loader = ModelLoader<Item>(
             client: client,
-            batch: ModelBatch(maximumSize: 100, window: .milliseconds(5)) { (ids: [Int]) -> Endpoint<EndpointKinds.Public, [Item]> in
-                Endpoint(path: "items", queryItems: [URLQueryItem(name: "ids", value: ids.map(String.init).joined(separator: ","))])
+            batch: ModelBatch(maximumSize: 100, window: .milliseconds(5)) {
+                (ids: [Int]) -> Endpoint<EndpointKinds.Public, [Item]> in
+                Endpoint(
+                    path: "items",
+                    queryItems: [URLQueryItem(name: "ids", value: ids.map(String.init).joined(separator: ","))]
+                )
             }
         )
         let loaded = try await withThrowingTaskGroup(of: Int.self) { group in
