@@ -25,9 +25,9 @@ public protocol ModelPersistence: Sendable {
 
 /// A ``ModelPersistence`` in a directory you name, with the HTTP cache's disk rules: each value written to a
 /// temporary file and renamed into place (a crash mid-write leaves the old value or none, and a file that does
-/// not read back whole is ignored), safe when several processes share the directory, files named by keyed
-/// hashes and readable by their owner only, and everything under `v1/` so that another release's format is
-/// ignored rather than misread.
+/// not read back whole is ignored), safe when several processes share the directory, bounded (past
+/// ``maximumCount`` models, the least recently saved go first), files named by keyed hashes and readable by their
+/// owner only, and everything under `v1/` so that another release's format is ignored rather than misread.
 ///
 ///     let loader = ModelLoader<Item>(client: client, persistence: try DiskModelPersistence(directory: folder)) {
 ///         .item($0)
@@ -35,6 +35,10 @@ public protocol ModelPersistence: Sendable {
 public final class DiskModelPersistence: ModelPersistence {
     /// The directory given.
     public let directory: URL
+    /// The most models kept; past it, the least recently saved are removed.
+    public let maximumCount: Int
+    /// Saves since the directory was last counted.
+    private let savesSinceTrim = Locked(0)
     private let models: URL
     private let temporary: URL
     private let authenticator: SHA256.Authenticator
@@ -42,11 +46,13 @@ public final class DiskModelPersistence: ModelPersistence {
     static let formatMark = Array("EKM1".utf8)
     static let endMark = Array("EKM.".utf8)
 
-    /// Opens (or creates) the persistence in `directory`.
+    /// Opens (or creates) the persistence in `directory`, keeping at most `maximumCount` models (10,000 unless
+    /// given).
     ///
     /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be created or written to.
-    public init(directory: URL) throws(EndpointError) {
+    public init(directory: URL, maximumCount: Int = 10_000) throws(EndpointError) {
         self.directory = directory
+        self.maximumCount = max(1, maximumCount)
         let root = directory.appendingPathComponent("v1", isDirectory: true)
         models = root.appendingPathComponent("models", isDirectory: true)
         temporary = root.appendingPathComponent("tmp", isDirectory: true)
@@ -94,6 +100,26 @@ public final class DiskModelPersistence: ModelPersistence {
         } catch {
             unlink(candidate.path)
         }
+        // Counted now and then, not on every save: a directory listing per save would cost more than the save.
+        let due = savesSinceTrim.withLock { saves -> Bool in
+            saves += 1
+            guard saves >= max(1, maximumCount / 10) else { return false }
+            saves = 0
+            return true
+        }
+        if due { trim() }
+    }
+
+    /// Removes the least recently saved models past ``maximumCount``.
+    func trim() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: models.path)) ?? []
+        guard names.count > maximumCount else { return }
+        let dated = names.map { name -> (path: String, saved: Date) in
+            let path = models.appendingPathComponent(name).path
+            let saved = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? nil
+            return (path, saved ?? .distantPast)
+        }
+        for file in dated.sorted(by: { $0.saved < $1.saved }).prefix(names.count - maximumCount) { unlink(file.path) }
     }
 
     /// Removes every stored model.

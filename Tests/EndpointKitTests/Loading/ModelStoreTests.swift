@@ -294,6 +294,18 @@ where S.Element: Sendable {
         #expect(try DiskModelPersistence(directory: folder).storedModels().count == 2)
     }
 
+    @Test("The disk persistence keeps at most its maximum count, the least recently saved going first")
+    func persistenceBound() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-models-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let persistence = try DiskModelPersistence(directory: folder, maximumCount: 10)
+        for index in 0..<25 { persistence.save(Data("\(index)".utf8), forKey: "key \(index)") }
+        persistence.trim()
+        let kept = Set(persistence.storedModels().map { String(decoding: $0, as: UTF8.self) })
+        #expect(kept.count == 10)
+        #expect(kept.contains("24"))
+    }
+
     @Test("loadModels returns the models in the order of the IDs, repeats included, one request per distinct ID")
     func loadModelsInOrder() async throws {
         let loader = loader()
