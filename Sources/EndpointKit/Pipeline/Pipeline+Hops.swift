@@ -87,7 +87,7 @@ extension Pipeline {
                 call.emit(.exchangeCompleted(record))
             }
             /// A stored response handed back without sending: observed like an exchange, marked as the cache's.
-            func served(_ stored: TransportResponse, step: CacheStep?) -> TransportResponse {
+            func served(_ stored: TransportResponse) -> TransportResponse {
                 call?.headArrived(nil)
                 statusCode = stored.statusCode
                 received = stored.bufferedBody.count
@@ -113,10 +113,10 @@ extension Pipeline {
             if let step {
                 switch try step.decide(for: request) {
                 case .serve(let stored):
-                    return served(stored, step: nil)
+                    return served(stored)
                 case .serveWhileRevalidating(let stored, let conditional):
                     step.revalidateInBackground(conditional, transport: pipeline.transport, options: options)
-                    return served(stored, step: nil)
+                    return served(stored)
                 case .send(let conditional):
                     outgoing = conditional
                 }
@@ -185,7 +185,7 @@ extension Pipeline {
                 let wrapped = EndpointError.wrapping(error)
                 complete(wrapped)
                 if wrapped.kind != .cancelled, let stale = step?.staleOnError(to: request) {
-                    return served(stale, step: nil)
+                    return served(stale)
                 }
                 throw wrapped
             }

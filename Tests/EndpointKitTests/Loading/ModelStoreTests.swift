@@ -367,8 +367,9 @@ where S.Element: Sendable {
         )
         let loaded = try await withThrowingTaskGroup(of: Int.self) { group in
             for id in 1000..<2000 { group.addTask { try await loader.loadModel(withID: id).id } }
-            // The window is on the test's clock: it closes when all 1,000 have joined, whatever the scheduler did.
-            while loader.batcher?.pendingCount ?? 0 < 1_000 { await Task.yield() }
+            // The window is on the test's clock: it closes when all 1,000 have joined and the batch's timer waits
+            // on the clock (a timer that started after the clock moved would wait for the next move forever).
+            while loader.batcher?.pendingCount ?? 0 < 1_000 || clock.sleeperCount == 0 { await Task.yield() }
             clock.advance(by: .milliseconds(5))
             return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
         }
