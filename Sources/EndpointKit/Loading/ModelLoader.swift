@@ -31,7 +31,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         @Sendable (Model.ID, _ revalidate: Bool) async throws(EndpointError) -> (model: Model, unchanged: Bool)
     /// What makes two loads the same: the request they send, not `Model.ID`'s `==` (canonically equivalent
     /// string IDs are equal, yet percent-encode to different URLs).
-    private let key: @Sendable (Model.ID) -> LoadKey<Model.ID>
+    let key: @Sendable (Model.ID) -> LoadKey<Model.ID>
     private let inFlight = SharedLoads<LoadKey<Model.ID>, Model>()
     let store: ModelStore<Model>
     /// The batch endpoint's gatherer, for a loader that has one.
@@ -228,70 +228,6 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         }
     }
 
-    // MARK: Invalidating
-
-    /// Marks the model with `id` stale; if anyone observes it, it is fetched again now (asking the server past
-    /// any fresh HTTP cache entry), otherwise when next asked for.
-    public func invalidate(id: Model.ID) {
-        refetch(store.invalidate(key(id)))
-    }
-
-    /// Marks the models whose IDs `matches` selects stale, and fetches again those someone observes.
-    public func invalidate(where matches: (Model.ID) -> Bool) {
-        refetch(store.invalidate(where: matches))
-    }
-
-    /// Marks every model stale, and fetches again those someone observes.
-    public func invalidateAll() {
-        refetch(store.invalidateAll())
-    }
-
-    private func refetch(_ observed: [(key: LoadKey<Model.ID>, id: Model.ID)]) {
-        for (key, id) in observed { loadInBackground(id, key: key, revalidate: true) }
-    }
-
-    // MARK: Writing
-
-    /// Stores `model` as the newest value for its ID, e.g. a `PATCH`'s answer or an item from a list endpoint;
-    /// every observer of that ID gets it.
-    public func put(_ model: Model) {
-        store.write(model, for: key(model.id), id: model.id, confirmed: true)
-    }
-
-    /// Stores every model of `models`, e.g. the items of a page.
-    public func put(contentsOf models: some Sequence<Model>) {
-        for model in models { put(model) }
-    }
-
-    /// Shows `model` to every observer at once, then runs `request` (the write to the server): its answer, when
-    /// it returns one, replaces `model`; if it fails, the latest value the server confirmed is put back (unless a
-    /// newer write came since) and the error is thrown. Loads that finish meanwhile renew what the server
-    /// confirmed without replacing the value on show.
-    ///
-    ///     try await loader.update(renamed) { try await client.response(for: .rename(renamed), using: token) }
-    ///
-    /// - Returns: The value that stands: the server's answer, or `model`.
-    @discardableResult
-    public func update(
-        _ model: Model,
-        sending request: @Sendable () async throws(EndpointError) -> Model?
-    ) async throws(EndpointError) -> Model {
-        let key = key(model.id)
-        let previous = store.value(for: key)
-        let write = store.write(model, for: key, id: model.id, confirmed: false)
-        do throws(EndpointError) {
-            guard let answer = try await request() else {
-                store.settle(key, write: write, outcome: .accepted, previous: previous)
-                return model
-            }
-            store.settle(key, write: write, outcome: .answered(answer), previous: previous)
-            return answer
-        } catch {
-            store.settle(key, write: write, outcome: .failed, previous: previous)
-            throw error
-        }
-    }
-
     // MARK: Loading
 
     private func load(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) async throws(EndpointError) -> Model {
@@ -329,7 +265,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         }
     }
 
-    private func loadInBackground(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) {
+    func loadInBackground(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) {
         let loader = self
         if !revalidate {
             guard backgroundLoads.withLock({ $0.insert(key).inserted }) else { return }
@@ -340,47 +276,5 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
             if !revalidate, loader.store.freshValue(for: key) != nil { return }
             _ = try? await loader.load(id, key: key, revalidate: revalidate)
         }
-    }
-}
-
-extension ModelLoader where Model: Encodable {
-    /// Creates a loader that keeps the values the server confirmed in `persistence`, and starts with those it
-    /// kept (shown at once, stale until revalidated).
-    ///
-    /// - Parameters:
-    ///   - client: The client that sends the requests.
-    ///   - requestData: What the endpoints' kind needs.
-    ///   - policy: Freshness, retention and the count bound.
-    ///   - persistence: Where values are kept, e.g. ``DiskModelPersistence``.
-    ///   - endpoint: The endpoint that returns the model with a given ID.
-    public init<Kind: EndpointKind>(
-        client: EndpointClient,
-        using requestData: Kind.RequestData,
-        policy: ModelStorePolicy = ModelStorePolicy(),
-        persistence: any ModelPersistence,
-        endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
-    ) {
-        let decoder = client.defaults.decoder
-        let kept = persistence.storedModels().compactMap { try? decoder.decode(Model.self, from: $0) }
-        let encoder = JSONEncoder()
-        let keeping = Keeping(
-            save: { key, model in
-                guard let data = try? encoder.encode(model) else { return }
-                persistence.save(data, forKey: key.persistenceName)
-            },
-            kept: kept
-        )
-        self.init(client: client, using: requestData, policy: policy, keeping: keeping, endpoint: endpoint)
-    }
-
-    /// Creates a persisted loader for endpoints whose kind needs no request data; see
-    /// ``init(client:using:policy:persistence:endpoint:)``.
-    public init<Kind: EndpointKind>(
-        client: EndpointClient,
-        policy: ModelStorePolicy = ModelStorePolicy(),
-        persistence: any ModelPersistence,
-        endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
-    ) where Kind.RequestData == Void {
-        self.init(client: client, using: (), policy: policy, persistence: persistence, endpoint: endpoint)
     }
 }

@@ -73,7 +73,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         init(_ error: EndpointError) { self.error = error }
     }
 
-    private struct State {
+    struct State {
         var entries: [Key: Entry] = [:]
         var nextObserver: UInt64 = 0
         var changesSinceSweep = 0
@@ -89,7 +89,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
 
     let policy: ModelStorePolicy
     private let stopwatch: Stopwatch
-    private let state = Locked(State())
+    let state = Locked(State())
     /// Called, outside the lock, with each value the server confirmed: what a persistence saves.
     private let confirmed: (@Sendable (Key, Model) -> Void)?
 
@@ -114,7 +114,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         }
     }
 
-    private var now: Duration { stopwatch.elapsed }
+    var now: Duration { stopwatch.elapsed }
 
     /// The entry's value when it is younger than the freshness; marks a use.
     func freshValue(for key: Key) -> Model? {
@@ -283,142 +283,5 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         }
         wakeup?.resume()
         if let newlyConfirmed { confirmed?(key, newlyConfirmed) }
-    }
-
-    /// Adds an observer of `key`; it reads changes with ``next(_:observer:after:)`` and leaves with
-    /// ``unsubscribe(_:observer:)``.
-    func subscribe(_ key: Key, id: Model.ID) -> UInt64 {
-        let now = self.now
-        return state.withLock { state -> UInt64 in
-            state.nextObserver += 1
-            var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
-            entry.observers.insert(state.nextObserver)
-            state.use(&entry, at: now)
-            state.entries[key] = entry
-            return state.nextObserver
-        }
-    }
-
-    /// The entry's state once it has changed past `seen` (at once when it already has), with its change number;
-    /// `nil` when the observer left or its task was cancelled.
-    func next(_ key: Key, observer: UInt64, after seen: UInt64) async -> (state: ModelState<Model>, change: UInt64)? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: Waiter) in
-                let ready = state.withLock { state -> (state: ModelState<Model>, change: UInt64)?? in
-                    // Read through the dictionary, never into a copy: a copy of the entry alive while its waits
-                    // change would copy every other observer's wait with it.
-                    guard state.entries[key]?.observers.contains(observer) == true, !Task.isCancelled else {
-                        return .some(nil)
-                    }
-                    if let changes = state.entries[key]?.changes, changes > seen,
-                        let current = state.entries[key]?.state
-                    {
-                        return .some((current, changes))
-                    }
-                    state.entries[key]?.waiters[observer] = waiter
-                    return .none
-                }
-                if let ready { waiter.resume(returning: ready) }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.entries[key]?.waiters.removeValue(forKey: observer) }
-            waiter?.resume(returning: nil)
-        }
-    }
-
-    /// Removes an observer; a wait of its in progress ends with `nil`.
-    func unsubscribe(_ key: Key, observer: UInt64) {
-        let now = self.now
-        let waiter = state.withLock { state -> Waiter? in
-            guard var entry = state.entries.removeValue(forKey: key) else { return nil }
-            defer { state.entries[key] = entry }
-            guard entry.observers.remove(observer) != nil else { return nil }
-            state.use(&entry, at: now)
-            return entry.waiters.removeValue(forKey: observer)
-        }
-        waiter?.resume(returning: nil)
-    }
-
-    /// How many observers `key` has.
-    func observerCount(for key: Key) -> Int { state.withLock { $0.entries[key]?.observers.count ?? 0 } }
-
-    /// How many observers there are in all, and how many entries.
-    var counts: (observers: Int, entries: Int) {
-        state.withLock { state in
-            (state.entries.values.reduce(0) { $0 + $1.observers.count }, state.entries.count)
-        }
-    }
-
-    /// Marks the entries `matches` selects as stale, and returns those someone observes, which the loader
-    /// fetches again (TanStack Query's rule: what nobody watches is fetched when next asked for).
-    /// Marks every entry stale, and returns those someone observes.
-    func invalidateAll() -> [(key: Key, id: Model.ID)] {
-        state.withLock { state in
-            var observed: [(key: Key, id: Model.ID)] = []
-            var index = state.entries.values.startIndex
-            while index != state.entries.values.endIndex {
-                if state.entries.values[index].markStale() {
-                    observed.append((state.entries.keys[index], state.entries.values[index].id))
-                }
-                state.entries.values.formIndex(after: &index)
-            }
-            return observed
-        }
-    }
-
-    func invalidate(where matches: (Model.ID) -> Bool) -> [(key: Key, id: Model.ID)] {
-        state.withLock { state in
-            var observed: [(key: Key, id: Model.ID)] = []
-            // In place, by index: no hashing and no copy of an entry per entry.
-            var index = state.entries.values.startIndex
-            while index != state.entries.values.endIndex {
-                if matches(state.entries.values[index].id) {
-                    state.entries.values[index].confirmedAt = nil
-                    if !state.entries.values[index].observers.isEmpty {
-                        observed.append((state.entries.keys[index], state.entries.values[index].id))
-                    }
-                }
-                state.entries.values.formIndex(after: &index)
-            }
-            return observed
-        }
-    }
-
-    /// Marks the entry for `key` stale; returns it when someone observes it.
-    func invalidate(_ key: Key) -> [(key: Key, id: Model.ID)] {
-        state.withLock { state in
-            guard state.entries[key] != nil else { return [] }
-            state.entries[key]?.confirmedAt = nil
-            guard let entry = state.entries[key], !entry.observers.isEmpty else { return [] }
-            return [(key, entry.id)]
-        }
-    }
-
-    /// Drops what nobody observes and nobody used within the retention, then, past the count bound, the least
-    /// recently used of what nobody observes.
-    private func sweep(_ state: inout State, now: Duration) {
-        state.changesSinceSweep = 0
-        let retention = policy.retention
-        state.entries = state.entries.filter { _, entry in
-            !entry.observers.isEmpty || entry.isLoading || now - entry.lastUse < retention
-        }
-        guard state.entries.count > policy.maximumCount else { return }
-        let idle = state.entries.filter { $0.value.observers.isEmpty && !$0.value.isLoading }
-            .sorted { $0.value.useOrder < $1.value.useOrder }
-        for (key, _) in idle.prefix(state.entries.count - policy.maximumCount) { state.entries[key] = nil }
-    }
-
-    /// Sweeps now: what a loader does before it reports its size.
-    func sweepNow() {
-        let now = self.now
-        state.withLock { sweep(&$0, now: now) }
-    }
-
-    /// Counts a change of `entry` and takes its waiters, to resume once the lock is released.
-    private static func emit(_ entry: inout Entry) -> Wakeup? {
-        entry.changes += 1
-        guard !entry.waiters.isEmpty else { return nil }
-        defer { entry.waiters.removeAll(keepingCapacity: true) }
-        return Wakeup(waiters: Array(entry.waiters.values), state: entry.state, change: entry.changes)
     }
 }
