@@ -13,6 +13,14 @@ struct CacheStep: Sendable {
     /// How the selected variant stands now.
     let assessment: CacheRules.Assessment?
 
+    /// Headers that put conditions of the caller's own on a request: the cache leaves such a request alone.
+    private static let conditions: [HTTPHeaders.Name] = [
+        .ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince, .ifRange, "range",
+    ]
+
+    /// The statuses `stale-if-error` covers (RFC 5861 §4).
+    private static let errorStatuses: Set<Int> = [500, 502, 503, 504]
+
     /// What to do before sending.
     enum Decision: Sendable {
         /// Serve this stored response; send nothing.
@@ -35,11 +43,7 @@ struct CacheStep: Sendable {
         guard let cache, options.isCached, request.method == .get || request.method == .head,
             case .collect = body
         else { return nil }
-        let conditions: [HTTPHeaders.Name] = [
-            .ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince, .ifRange,
-            "range",
-        ]
-        guard !conditions.contains(where: request.headers.contains) else { return nil }
+        guard !Self.conditions.contains(where: request.headers.contains) else { return nil }
         self.cache = cache
         key = cache.key(for: request, redactor: redactor)
         rules = RequestCacheRules(options.cacheDirectives, headers: request.headers)
@@ -98,7 +102,7 @@ struct CacheStep: Sendable {
             served.headReceivedAt = response.headReceivedAt
             return served
         }
-        if [500, 502, 503, 504].contains(response.statusCode), let stale = staleOnError(to: request) {
+        if Self.errorStatuses.contains(response.statusCode), let stale = staleOnError(to: request) {
             return stale
         }
         cache.storeIfAllowed(

@@ -151,8 +151,7 @@ public final class HTTPCache: Sendable {
     /// After a successful unsafe request (2xx or 3xx to other than GET, HEAD, OPTIONS or TRACE), removes what is
     /// stored for its URL and for a same-origin `Location` or `Content-Location` (§4.4), in every partition.
     func invalidate(after request: TransportRequest, statusCode: Int, headers: HTTPHeaders) {
-        guard !([.get, .head, .options, HTTPMethod("TRACE")] as [HTTPMethod]).contains(request.method),
-            (200..<400).contains(statusCode)
+        guard !Self.safeMethods.contains(request.method), (200..<400).contains(statusCode)
         else {
             return
         }
@@ -180,6 +179,9 @@ public final class HTTPCache: Sendable {
     private func hash(_ text: String) -> String {
         authenticator.code(for: text).prefix(16).hexadecimal
     }
+
+    /// Methods that change nothing on the server (RFC 9110 §9.2.1), whose responses invalidate nothing.
+    private static let safeMethods: [HTTPMethod] = [.get, .head, .options, HTTPMethod("TRACE")]
 
     /// RFC 9110 §8.8.3.2's weak comparison: the opaque tags equal, `W/` ignored.
     static func weaklyEqual(_ first: String, _ second: String) -> Bool {
