@@ -138,24 +138,12 @@ public final class DiskCacheStorage: HTTPCache.Storage {
             return
         }
         let data = Self.encode(variants)
-        let temporary = temporaryFolder.appendingPathComponent(UUID().uuidString)
-        do {
-            try FileManager.default.createDirectory(
-                at: file.deletingLastPathComponent(),
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-            try data.write(to: temporary)
-            chmod(temporary.path, 0o600)
-            // rename(2) replaces the old entry at once: a reader sees the old file or the new one, whole.
-            guard rename(temporary.path, file.path) == 0 else {
-                unlink(temporary.path)
-                return
-            }
-        } catch {
-            unlink(temporary.path)
-            return
-        }
+        try? FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(),
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        guard PrivateFile.write(data, to: file, through: temporaryFolder) else { return }
         let estimate = estimatedSize.withLock { size -> Int? in
             guard let known = size else { return nil }
             size = known + data.count

@@ -89,17 +89,10 @@ public final class DiskModelPersistence: ModelPersistence {
     public func save(_ data: Data, forKey key: String) {
         let name = authenticator.code(for: key).prefix(20).hexadecimal
         let file = models.appendingPathComponent(name)
-        let candidate = temporary.appendingPathComponent(UUID().uuidString)
         var bytes = Data(Self.formatMark)
         bytes.append(data)
         bytes.append(contentsOf: Self.endMark)
-        do {
-            try bytes.write(to: candidate)
-            chmod(candidate.path, 0o600)
-            if rename(candidate.path, file.path) != 0 { unlink(candidate.path) }
-        } catch {
-            unlink(candidate.path)
-        }
+        PrivateFile.write(bytes, to: file, through: temporary)
         // Counted now and then, not on every save: a directory listing per save would cost more than the save.
         let due = savesSinceTrim.withLock { saves -> Bool in
             saves += 1
