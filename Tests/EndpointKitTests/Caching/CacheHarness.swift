@@ -12,15 +12,6 @@ final class WallClock: Sendable {
     private let now = Locked(Date(timeIntervalSince1970: 1_700_000_000))
     var date: Date { now.withLock { $0 } }
     func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
-    /// `date` as an HTTP-date, e.g. for a `Date` header.
-    var httpDate: String { Self.format(date) }
-    static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
-    }
 }
 
 /// A client with a cache on a hand-moved wall clock, and a stub server that answers with `reply` and counts.

@@ -6,7 +6,7 @@ import Testing
 /// RFC 9111's rules as pure functions: each row names its section.
 @Suite struct CacheRulesTests {
     static let responseDate = Date(timeIntervalSince1970: 1_700_000_000)
-    static func http(_ offset: Double) -> String { WallClock.format(responseDate.addingTimeInterval(offset)) }
+    static func http(_ offset: Double) -> String { httpDate(responseDate.addingTimeInterval(offset)) }
 
     struct Lifetime: Sendable, CustomTestStringConvertible {
         let section: String
@@ -308,6 +308,6 @@ import Testing
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 XYZ") == nil)
         #expect(HTTPDate.parse("Sun, 36 Nov 1994 08:49:37 GMT") == nil)
         #expect(HTTPDate.parse("w\u{6E0}mmm:2FF") == nil)
-        #expect(HTTPDate.parse(WallClock.format(Self.responseDate)) == Self.responseDate)
+        #expect(HTTPDate.parse(httpDate(Self.responseDate)) == Self.responseDate)
     }
 }

@@ -220,13 +220,10 @@ import FoundationNetworking
         let alice = try await harness.client.exchange(for: .search(for: "tea"), using: AccessToken("alice-secret"))
         let bob = try await harness.client.exchange(for: .search(for: "tea"), using: AccessToken("bob-secret"))
         let aliceAgain = try await harness.client.exchange(for: .search(for: "tea"), using: AccessToken("alice-secret"))
-        var open = Endpoint<EndpointKinds.Public, SearchResults>(
+        let open = Endpoint<EndpointKinds.Public, SearchResults>(
             path: "search",
-            queryItems: [
-                URLQueryItem(name: "q", value: "tea")
-            ]
+            queryItems: [URLQueryItem(name: "q", value: "tea")]
         )
-        open.options.isLogged = true
         let anonymous = try await harness.client.exchange(for: open)
 
         #expect(alice.value.items.first?.name == "Bearer alice-secret")

@@ -84,7 +84,7 @@ import FoundationNetworking
         let clock = ImmediateClock()
         let header =
             value == "RETRY-AFTER-DATE"
-            ? Self.httpDate(Date().addingTimeInterval(30.9)) : value
+            ? httpDate(Date().addingTimeInterval(30.9)) : value
         let (client, _) = client(
             [.response(status: 429, headers: [.retryAfter: header]), .json(#"{"id": 1, "name": "ok"}"#)],
             policy: RetryPolicy(baseDelay: .milliseconds(1)),
@@ -242,8 +242,8 @@ import FoundationNetworking
         let now = Date(timeIntervalSince1970: 1_000_000)
 
         #expect(RetryPolicy.retryAfter("120", now: now) == .seconds(120))
-        #expect(RetryPolicy.retryAfter(Self.httpDate(now.addingTimeInterval(30)), now: now) == .seconds(30))
-        #expect(RetryPolicy.retryAfter(Self.httpDate(now.addingTimeInterval(-30)), now: now) == .zero)
+        #expect(RetryPolicy.retryAfter(httpDate(now.addingTimeInterval(30)), now: now) == .seconds(30))
+        #expect(RetryPolicy.retryAfter(httpDate(now.addingTimeInterval(-30)), now: now) == .zero)
         #expect(RetryPolicy.retryAfter("soon", now: now) == nil)
         #expect(RetryPolicy.retryAfter("-5", now: now) == nil)
         #expect(RetryPolicy.retryAfter(String(repeating: "9", count: 400), now: now) == .seconds(1_000_000_000))
@@ -317,13 +317,5 @@ import FoundationNetworking
         #expect(policy.nominalDelay(afterAttempt: 1) == .seconds(1))
         #expect(policy.nominalDelay(afterAttempt: 2) == .seconds(10))
         #expect(policy.nominalDelay(afterAttempt: 5_000) == .seconds(30))
-    }
-
-    static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }

@@ -63,3 +63,13 @@ enum Fixture {
     static let baseURL = URL(string: "https://api.test/v1")!
     static let environment = ServerEnvironment(baseURL: baseURL)
 }
+
+/// `date` as an HTTP-date in its preferred form (`Sun, 06 Nov 1994 08:49:37 GMT`), for `Date`, `Expires`,
+/// `Last-Modified` and `Retry-After` values in tests.
+func httpDate(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    return formatter.string(from: date)
+}
