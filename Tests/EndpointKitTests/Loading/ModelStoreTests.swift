@@ -124,6 +124,16 @@ where S.Element: Sendable {
         task.cancel()
     }
 
+    @Test("The value publisher throws only when it has no value to show and the load failed")
+    func publisherThrowsWithoutAValue() async throws {
+        let loader = loader()
+        server.failing.withLock { $0 = true }
+        let error = await #expect(throws: EndpointError.self) {
+            for try await _ in loader.publisher(forID: 21) {}
+        }
+        #expect(error?.statusCode == 500)
+    }
+
     @Test("Invalidation by predicate refetches only the observed entries; the rest load when next asked for")
     func invalidationRefetchesObservedOnly() async throws {
         let loader = loader()
