@@ -9,7 +9,7 @@ import FoundationNetworking
 #endif
 
 /// The disk store: atomic across a killed writer, shared by two processes, bounded, versioned, private.
-@Suite(.timeLimit(.minutes(2))) struct DiskCacheStorageTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct DiskCacheStorageTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ek-disk-\(UUID().uuidString)")
 
     /// `EndpointKitCacheWriter`, built beside the test bundle.
@@ -18,8 +18,9 @@ import FoundationNetworking
             .appendingPathComponent("EndpointKitCacheWriter")
     }
 
-    /// Starts the writer; returns once it printed `ready` (its first entry is stored).
-    static func startWriter(_ arguments: [String]) throws -> Process {
+    /// Starts the writer; returns it once it printed its first line (`ready`: its first entry is stored), with
+    /// that line. Blocks: call it inside ``offThePool(_:)``.
+    static func startWriter(_ arguments: [String]) throws -> (process: Process, line: String) {
         let process = Process()
         process.executableURL = writer
         process.arguments = arguments
@@ -32,8 +33,15 @@ import FoundationNetworking
             if chunk.isEmpty { break }
             line.append(chunk)
         }
-        #expect(String(decoding: line, as: UTF8.self) == "ready\n")
-        return process
+        return (process, String(decoding: line, as: UTF8.self))
+    }
+
+    /// Runs `body`, which waits on processes, pipes and files, on a thread of its own: blocking a thread of the
+    /// cooperative pool would starve the tests running beside this one (a cancellation test missed its bound so).
+    static func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
     }
 
     /// Every entry file in the directory, read back: all whole, every body matching its `X-Check` sum.
@@ -56,20 +64,24 @@ import FoundationNetworking
     }
 
     @Test("A writer killed mid-write leaves whole entries only, and the next process reads them", arguments: 1...3)
-    func killedWriter(seed: Int) throws {
+    func killedWriter(seed: Int) async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         print("killedWriter seed \(seed)")
-        let process = try Self.startWriter([directory.path, String(seed), "0", String(1 << 20), String(64 << 20)])
-        // The signal to kill on is the writer's temporary file appearing: it is then writing an entry it has not
-        // yet renamed into place.
-        let temporary = directory.appendingPathComponent("v1/tmp").path
-        while (try? FileManager.default.contentsOfDirectory(atPath: temporary))?.isEmpty ?? true { sched_yield() }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        let leftovers = try FileManager.default.contentsOfDirectory(
-            atPath: directory.appendingPathComponent("v1/tmp").path
-        )
-        print("killedWriter seed \(seed): \(leftovers.count) temporary file(s) left by the kill")
+        let directory = self.directory
+        let (ready, leftovers) = try await Self.offThePool { () throws -> (String, Int) in
+            let (process, line) = try Self.startWriter([
+                directory.path, String(seed), "0", String(1 << 20), String(64 << 20),
+            ])
+            // The signal to kill on is the writer's temporary file appearing: it is then writing an entry it has
+            // not yet renamed into place.
+            let temporary = directory.appendingPathComponent("v1/tmp").path
+            while (try? FileManager.default.contentsOfDirectory(atPath: temporary))?.isEmpty ?? true { sched_yield() }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return (line, try FileManager.default.contentsOfDirectory(atPath: temporary).count)
+        }
+        #expect(ready == "ready\n")
+        print("killedWriter seed \(seed): \(leftovers) temporary file(s) left by the kill")
 
         #expect(try Self.checkEveryEntry(in: directory) >= 1)
         // A new storage on the directory (as a new process would open it) serves what is there.
@@ -81,16 +93,21 @@ import FoundationNetworking
     }
 
     @Test("Two processes writing one directory at once: every entry whole, and the directory trimmed to its bound")
-    func twoProcesses() throws {
+    func twoProcesses() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         // Small entries and a small bound, so that both processes trim often, at little cost to the tests
         // running beside these.
         let maximum = 256 << 10
-        let first = try Self.startWriter([directory.path, "11", "60", String(16 << 10), String(maximum)])
-        let second = try Self.startWriter([directory.path, "12", "60", String(16 << 10), String(maximum)])
-        first.waitUntilExit()
-        second.waitUntilExit()
-        #expect(first.terminationStatus == 0 && second.terminationStatus == 0)
+        let directory = self.directory
+        let (lines, statuses) = try await Self.offThePool { () throws -> ([String], [Int32]) in
+            let first = try Self.startWriter([directory.path, "11", "60", String(16 << 10), String(maximum)])
+            let second = try Self.startWriter([directory.path, "12", "60", String(16 << 10), String(maximum)])
+            first.process.waitUntilExit()
+            second.process.waitUntilExit()
+            return ([first.line, second.line], [first.process.terminationStatus, second.process.terminationStatus])
+        }
+        #expect(lines == ["ready\n", "ready\n"])
+        #expect(statuses == [0, 0])
 
         #expect(try Self.checkEveryEntry(in: directory) > 0)
         let storage = try DiskCacheStorage(directory: directory, maximumSize: maximum)
