@@ -54,4 +54,21 @@ struct RedirectIntegrationTests {
 
         #expect(echo.headers["Authorization"] == "Bearer s3cr3t")
     }
+
+    @Test(
+        "A server's redirect to port 70000 is refused, typed and naming its Location, before URLSession sees it",
+        arguments: ["http://127.0.0.1:70000/", "http://[::1]:70000/", "http://localhost:70000/"]
+    )
+    func portOutOfRange(location: String) async throws {
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.fault()))
+        let endpoint = RawResponse.endpoint(
+            UUID().uuidString,
+            "HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\n\r\n"
+        )
+
+        let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
+
+        #expect(error.kind == .redirectRefused)
+        #expect(error.description.contains(":70000"))
+    }
 }

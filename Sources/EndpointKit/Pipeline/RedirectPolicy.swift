@@ -11,6 +11,7 @@ import FoundationNetworking
 /// The rules:
 /// - at most ``maxRedirects`` hops, then ``EndpointError/Kind/tooManyRedirects``;
 /// - only to `http` and `https`, and never from `https` to `http`: ``EndpointError/Kind/redirectRefused``;
+/// - never to a port outside 1–65535, which `URL` accepts but no connection can use (also `redirectRefused`);
 /// - when the scheme, host or port changes, every secret header is removed: `Authorization`,
 ///   `Proxy-Authorization`, `Cookie`, API-key headers and the names in the client's
 ///   ``RequestDefaults/sensitiveHeaders`` (the same list that redacts logs, errors and cURL output);
@@ -62,6 +63,9 @@ public struct RedirectPolicy: Sendable {
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
         else {
             throw refused("the redirect's Location is not an http or https URL")
+        }
+        if let problem = target.portProblem {
+            throw refused("the redirect's Location \(redactor.redactedString(for: target)) is refused: \(problem)")
         }
         if current.scheme?.lowercased() == "https", scheme == "http" {
             throw refused("the redirect from https to \(redactor.redactedString(for: target)) would drop TLS")

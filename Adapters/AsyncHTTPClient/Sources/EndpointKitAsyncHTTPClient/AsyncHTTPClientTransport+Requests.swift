@@ -5,6 +5,29 @@ import NIOCore
 import NIOHTTP1
 
 extension AsyncHTTPClientTransport {
+    /// Refuses a URL whose written port is outside 1–65535, as ``EndpointError/Kind/invalidRequest``.
+    ///
+    /// `URL` accepts any digits as a port, and AsyncHTTPClient narrows `url.port` to 16 bits: it stops the
+    /// process for an IP literal (`http://127.0.0.1:70000/`), connects to the truncated port for a host name, and
+    /// takes a port too long for an `Int` (read as `nil`) for the default one. ``EndpointClient`` refuses such
+    /// URLs before a transport sees them; this guards a transport called directly.
+    static func checkPort(of url: URL) throws {
+        let string = url.absoluteString
+        guard let separator = string.range(of: "://") else { return }
+        let authority = string[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        let afterHost = host.split(separator: "]", omittingEmptySubsequences: false).last ?? host
+        guard let colon = afterHost.lastIndex(of: ":") else { return }
+        let written = afterHost[afterHost.index(after: colon)...]
+        guard !written.isEmpty else { return }
+        if written.count <= 5, written.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = Int(written),
+            (1...65_535).contains(port)
+        {
+            return
+        }
+        throw EndpointError(.invalidRequest, "the URL's port \(written.prefix(24)) is outside 1–65535")
+    }
+
     /// The request AsyncHTTPClient sends for `request`: its method, URL, headers in order, and body.
     static func clientRequest(for request: TransportRequest, options: TransportOptions) throws -> HTTPClientRequest {
         var clientRequest = HTTPClientRequest(url: request.url.absoluteString)

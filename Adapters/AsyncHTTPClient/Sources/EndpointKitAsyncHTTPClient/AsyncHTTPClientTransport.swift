@@ -95,6 +95,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// Sends `request` and returns as soon as the response head arrives; the body is read from the connection
     /// as its reader asks for it.
     public func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        try Self.checkPort(of: request.url)
         if case .collect(let limit) = options.body {
             return try await sendCollecting(request, limit: limit, options: options)
         }
