@@ -10,9 +10,10 @@ import Foundation
 ///     try await loader.update(edited) { try await client.response(for: .save(edited), using: token) }
 ///
 /// - **Freshness and retention** (``ModelStorePolicy``): a value younger than its freshness is served with no
-///   request; an older one is revalidated (a conditional request through the client's ``HTTPCache``, whose 304
-///   renews it and changes nothing). An entry nobody observes is dropped after its retention, and under a count
-///   bound, least recently used first.
+///   request; an older one is refreshed with an ordinary `GET` through the client's ``HTTPCache`` (a response the
+///   server still declares fresh costs no request; a 304 renews the value and changes nothing). An entry nobody
+///   observes is dropped after its retention, on the client's clock even when the loader is idle, and under a
+///   count bound, least recently used first.
 /// - **Live observation**: ``publisher(forID:)`` yields the value now, then every change (a load, a revalidation
 ///   that changed it, an invalidation's refetch, a write) until the loop stops; ``states(forID:)`` adds loading
 ///   and the last error beside the value.
@@ -88,7 +89,8 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
             var request = endpoint(id)
             if revalidate { request.options.cacheDirectives.noCache = true }
             let response = try await client.exchange(for: request, using: requestData)
-            return (response.value, response.source == .revalidated)
+            // A 304 or a stored response: the same representation the store may already have.
+            return (response.value, response.source != .network)
         }
         let environment = client.environment
         key = { id in
@@ -124,10 +126,20 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         batch: ModelBatch<Kind, Model>
     ) {
         let batcher = ModelBatcher<Model>(maximumSize: batch.maximumSize, window: batch.window, clock: client.clock) {
-            ids async throws(EndpointError) in
-            try await client.response(for: batch.endpoint(ids), using: requestData)
+            ids,
+            revalidate async throws(EndpointError) in
+            var request = batch.endpoint(ids)
+            if revalidate { request.options.cacheDirectives.noCache = true }
+            let response = try await client.exchange(for: request, using: requestData)
+            let redactor = client.redactor
+            let summary = response.url.map {
+                RequestSummary(method: request.method, redactedURL: redactor.redactedString(for: $0))
+            }
+            return (response.value, summary)
         }
-        fetch = { id, _ async throws(EndpointError) in (try await batcher.load(id), false) }
+        fetch = { id, revalidate async throws(EndpointError) in
+            (try await batcher.load(id, revalidate: revalidate), false)
+        }
         key = { LoadKey(exactly: $0) }
         store = ModelStore(policy: policy, clock: client.clock)
         self.batcher = batcher
@@ -174,14 +186,51 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     }
 
     /// The models with `ids`, in the same order (repeats included), each as ``loadModel(withID:)`` gets it: fresh
-    /// ones with no request, the rest loaded at once (in batches, with a batch endpoint).
+    /// ones with no request, the rest loaded at once (with a batch endpoint, in one request per
+    /// ``ModelBatch/maximumSize`` IDs, whatever its window).
     ///
-    /// - Throws: The first failure in the order of `ids`.
+    /// - Throws: The first failure in the order of `ids`; ``loadModelResults(withIDs:)`` keeps the models that
+    ///   loaded beside the errors of those that did not.
     public func loadModels(withIDs ids: [Model.ID]) async throws(EndpointError) -> [Model] {
+        var models: [Model] = []
+        models.reserveCapacity(ids.count)
+        for result in await loadModelResults(withIDs: ids) { models.append(try result.get()) }
+        return models
+    }
+
+    /// One result per ID of `ids`, in the same order: each model that loaded, and each failed ID's own error
+    /// (``EndpointError/Kind/modelNotFound`` names the ID and the request), as ``loadModels(withIDs:)`` loads them.
+    ///
+    ///     let results = await loader.loadModelResults(withIDs: [1, 2, 3])
+    ///     let loaded = results.compactMap { try? $0.get() }
+    public func loadModelResults(withIDs ids: [Model.ID]) async -> [Result<Model, EndpointError>] {
         var unique: [LoadKey<Model.ID>: Model.ID] = [:]
         for id in ids { unique[key(id)] = id }
-        let loaded = await withTaskGroup(of: (LoadKey<Model.ID>, Result<Model, EndpointError>).self) { group in
-            for (key, id) in unique {
+        var loaded: [LoadKey<Model.ID>: Result<Model, EndpointError>] = [:]
+        var missing: [(key: LoadKey<Model.ID>, id: Model.ID)] = []
+        for (key, id) in unique {
+            if let fresh = store.freshValue(for: key) {
+                loaded[key] = .success(fresh)
+            } else {
+                missing.append((key, id))
+            }
+        }
+        if let batcher, missing.count > 1 {
+            loaded.merge(await loadTogether(missing, through: batcher)) { first, _ in first }
+        } else {
+            loaded.merge(await loadApart(missing)) { first, _ in first }
+        }
+        return ids.map { id in
+            loaded[key(id)] ?? .failure(EndpointError(.modelNotFound, "no model was loaded for ID \(id)"))
+        }
+    }
+
+    /// Loads each of `missing` on its own, at once, sharing loads in flight.
+    private func loadApart(_ missing: [(key: LoadKey<Model.ID>, id: Model.ID)]) async
+        -> [LoadKey<Model.ID>: Result<Model, EndpointError>]
+    {
+        await withTaskGroup(of: (LoadKey<Model.ID>, Result<Model, EndpointError>).self) { group in
+            for (key, id) in missing {
                 group.addTask {
                     do throws(EndpointError) {
                         return (key, .success(try await loadModel(withID: id)))
@@ -194,16 +243,28 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
             for await (key, result) in group { results[key] = result }
             return results
         }
-        var models: [Model] = []
-        models.reserveCapacity(ids.count)
-        for id in ids {
-            switch loaded[key(id)] {
-            case .success(let model)?: models.append(model)
-            case .failure(let error)?: throw error
-            case nil: throw EndpointError(.modelNotFound, "no model was loaded for ID \(id)")
+    }
+
+    /// Loads all of `missing` in one batch (queued at once, so that the window cannot split them); one a write
+    /// or an invalidation overtook loads again on its own.
+    private func loadTogether(
+        _ missing: [(key: LoadKey<Model.ID>, id: Model.ID)],
+        through batcher: ModelBatcher<Model>
+    ) async -> [LoadKey<Model.ID>: Result<Model, EndpointError>] {
+        let starts = missing.map { store.beginLoad($0.key, id: $0.id) }
+        let results = await batcher.load(missing.map(\.id), revalidate: starts.contains { $0.isInvalidated })
+        var loaded: [LoadKey<Model.ID>: Result<Model, EndpointError>] = [:]
+        var overtaken: [(key: LoadKey<Model.ID>, id: Model.ID)] = []
+        for (index, (key, id)) in missing.enumerated() {
+            let result = results[index].map { (model: $0, unchanged: false) }
+            switch store.finishLoad(key, id: id, startedUnder: starts[index], result: result) {
+            case .value(let model): loaded[key] = .success(model)
+            case .failed(let error): loaded[key] = .failure(error)
+            case .superseded: overtaken.append((key, id))
             }
         }
-        return models
+        loaded.merge(await loadApart(overtaken)) { first, _ in first }
+        return loaded
     }
 
     /// A live view of the model with `id`: its value now (if there is one), then every new value, until the loop
@@ -239,20 +300,23 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
             // A load a write overtook is sent again (a few times at most), so that callers get a value read after
             // the last write.
             var attempt = 0
+            var revalidate = revalidate
             while true {
                 attempt += 1
-                let writes = store.beginLoad(key, id: id)
+                let start = store.beginLoad(key, id: id)
                 let result: Result<(model: Model, unchanged: Bool), EndpointError>
                 do throws(EndpointError) {
-                    // A stored value is revalidated: a conditional request, whose 304 renews it.
-                    result = .success(try await fetch(id, revalidate || store.value(for: key) != nil))
+                    // An ordinary GET through the HTTP cache: a response the server still declares fresh costs no
+                    // request, and a stale one goes out conditional. Only an invalidation goes past the cache.
+                    result = .success(try await fetch(id, revalidate || start.isInvalidated))
                 } catch {
                     result = .failure(error)
                 }
-                switch store.finishLoad(key, id: id, startedUnder: writes, result: result) {
+                switch store.finishLoad(key, id: id, startedUnder: start, isLastTry: attempt == 4, result: result) {
                 case .value(let model):
                     return model
-                case .superseded where attempt < 4:
+                case .superseded(let invalidated) where attempt < 4:
+                    if invalidated { revalidate = true }
                     continue
                 case .superseded:
                     // Writes keep overtaking it: the newest write stands.

@@ -12,6 +12,9 @@ public struct ModelState<Model: Sendable>: Sendable {
     public var value: Model?
     /// Whether a load of the model is under way.
     public var isLoading: Bool
+    /// Whether an optimistic write (``ModelLoader/update(_:sending:)``) of the model waits for the server's answer:
+    /// the value on show is not confirmed yet, and may be rolled back.
+    public var isWritePending = false
     /// How the last load failed, until one succeeds; a failed load never replaces ``value``.
     public var error: EndpointError? {
         get { failure?.error }

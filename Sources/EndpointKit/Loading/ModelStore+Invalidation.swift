@@ -36,10 +36,8 @@ extension ModelStore {
     /// Marks the entry for `key` stale; returns it when someone observes it.
     func invalidate(_ key: Key) -> [(key: Key, id: Model.ID)] {
         state.withLock { state in
-            guard state.entries[key] != nil else { return [] }
-            state.entries[key]?.confirmedAt = nil
-            guard let entry = state.entries[key], !entry.observers.isEmpty else { return [] }
-            return [(key, entry.id)]
+            guard state.entries[key]?.markStale() == true, let id = state.entries[key]?.id else { return [] }
+            return [(key, id)]
         }
     }
 
@@ -55,6 +53,22 @@ extension ModelStore {
         let idle = state.entries.filter { $0.value.observers.isEmpty && !$0.value.isLoading }
             .sorted { $0.value.useOrder < $1.value.useOrder }
         for (key, _) in idle.prefix(state.entries.count - policy.maximumCount) { state.entries[key] = nil }
+    }
+
+    /// The scheduled sweep: drops what is due, then schedules the next for the earliest retention still running
+    /// among entries nobody observes (none when every entry is observed or loading: the next use schedules one).
+    func sweepWhenDue() {
+        let now = self.now
+        state.withLock { state in
+            sweep(&state, now: now)
+            state.sweepDue = nil
+            state.sweeper = nil
+            var earliest: Duration?
+            for entry in state.entries.values where entry.observers.isEmpty && !entry.isLoading {
+                earliest = min(earliest ?? entry.lastUse, entry.lastUse)
+            }
+            if let earliest { state.scheduleSweep(at: earliest + policy.retention, now: now) }
+        }
     }
 
     /// Sweeps now: what a loader does before it reports its size.

@@ -43,6 +43,10 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         var pending = 0
         /// Counts writes (puts, optimistic updates, rollbacks): a load that began under another count is older.
         var writes: UInt64 = 0
+        /// Counts invalidations: a load that began under another count read what the invalidation declared stale.
+        var invalidations: UInt64 = 0
+        /// Whether the entry was invalidated since its last load: the next load goes past the HTTP cache.
+        var isInvalidated = false
         /// Who observes the entry now.
         var observers: Set<UInt64> = []
         /// Observers waiting for the next change.
@@ -55,14 +59,28 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         /// Counts changes of `value`.
         var revision: UInt64 = 0
 
-        /// Marks the value stale; returns whether anyone observes it.
+        /// Marks the value stale, and any load in flight as having read a stale value; returns whether anyone
+        /// observes it.
         mutating func markStale() -> Bool {
             confirmedAt = nil
+            invalidations &+= 1
+            isInvalidated = true
             return !observers.isEmpty
+        }
+
+        /// Shows `model` unless it equals the value on show (for an `Equatable` model): observers get no element
+        /// for a value they already have.
+        mutating func show(_ model: Model?) {
+            guard let model, let value, ModelStore.areEqual(value, model) else {
+                value = model
+                revision += 1
+                return
+            }
         }
 
         var state: ModelState<Model> {
             var state = ModelState(value: value, isLoading: isLoading, error: error)
+            state.isWritePending = pending > 0
             state.revision = revision
             return state
         }
@@ -78,18 +96,39 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         var nextObserver: UInt64 = 0
         var changesSinceSweep = 0
         var uses: UInt64 = 0
+        /// The retention: a sweep is due at most this long after any use.
+        let retention: Duration
+        /// When the next sweep runs, on the loader's clock; `nil` while none is scheduled.
+        var sweepDue: Duration?
+        /// The task that waits for it: the store's own, cancelled when the store goes.
+        var sweeper: Task<Void, Never>?
+        /// Starts a sweeper that waits for the given time; set by the store once it exists.
+        var startSweeper: (@Sendable (Duration) -> Task<Void, Never>)?
 
         /// Marks a use of `entry` now.
         mutating func use(_ entry: inout Entry, at now: Duration) {
             uses += 1
             entry.useOrder = uses
             entry.lastUse = now
+            scheduleSweep(now: now)
+        }
+
+        /// Makes sure a sweep is due within the retention of `now`: whatever was used or left now is looked at
+        /// then, even if nothing else happens (an idle loader still lets go of what it keeps).
+        mutating func scheduleSweep(now: Duration) {
+            guard sweepDue == nil else { return }
+            scheduleSweep(at: now + retention, now: now)
+        }
+
+        mutating func scheduleSweep(at due: Duration, now: Duration) {
+            sweepDue = due
+            sweeper = startSweeper?(max(due - now, .nanoseconds(1)))
         }
     }
 
     let policy: ModelStorePolicy
     private let stopwatch: Stopwatch
-    let state = Locked(State())
+    let state: Locked<State>
     /// Called, outside the lock, with each value the server confirmed: what a persistence saves.
     private let confirmed: (@Sendable (Key, Model) -> Void)?
 
@@ -97,6 +136,26 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         self.policy = policy
         stopwatch = Stopwatch(clock)
         self.confirmed = confirmed
+        state = Locked(State(retention: policy.retention))
+        // The sweeper holds the store weakly: it never keeps a store alive, and the store cancels it in deinit.
+        state.withLock { state in
+            state.startSweeper = { [weak self] delay in
+                Task {
+                    do { try await clock.sleep(for: delay) } catch { return }
+                    self?.sweepWhenDue()
+                }
+            }
+        }
+    }
+
+    deinit {
+        state.withLock { $0.sweeper?.cancel() }
+    }
+
+    /// Whether `a` equals `b`, for an `Equatable` model; `false` for any other (every value is a change).
+    static func areEqual(_ a: Model, _ b: Model) -> Bool {
+        guard let a = a as? any Equatable else { return false }
+        return a.isEqual(to: b)
     }
 
     /// Puts back a value kept from an earlier run: shown at once, stale until revalidated.
@@ -134,28 +193,42 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     /// The latest value the server confirmed.
     func confirmedValue(for key: Key) -> Model? { state.withLock { $0.entries[key]?.confirmedValue } }
 
-    /// Notes that a load starts; returns the write count it starts under.
-    func beginLoad(_ key: Key, id: Model.ID) -> UInt64 {
+    /// What a load started under: the entry's write and invalidation counts.
+    struct LoadStart {
+        var writes: UInt64
+        var invalidations: UInt64
+        /// Whether an invalidation came since the last load: this one must go past the HTTP cache.
+        var isInvalidated: Bool
+    }
+
+    /// Notes that a load starts; returns the counts it starts under.
+    func beginLoad(_ key: Key, id: Model.ID) -> LoadStart {
         let now = self.now
-        let (writes, wakeup) = state.withLock { state -> (UInt64, Wakeup?) in
+        let (start, wakeup) = state.withLock { state -> (LoadStart, Wakeup?) in
             var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
             entry.isLoading = true
             state.use(&entry, at: now)
             let wakeup = Self.emit(&entry)
             state.entries[key] = entry
-            return (entry.writes, wakeup)
+            let start = LoadStart(
+                writes: entry.writes,
+                invalidations: entry.invalidations,
+                isInvalidated: entry.isInvalidated
+            )
+            return (start, wakeup)
         }
         wakeup?.resume()
-        return writes
+        return start
     }
 
     /// How a load ended, as the store took it.
     enum LoadOutcome {
         /// The value callers get.
         case value(Model)
-        /// A write came while the load was in flight: what it read may predate the write, so the loader sends
-        /// it again.
-        case superseded
+        /// A write or an invalidation came while the load was in flight: what it read may predate the write, or
+        /// be what the invalidation declared stale, so the loader sends it again (past the HTTP cache after an
+        /// invalidation).
+        case superseded(invalidated: Bool)
         /// The load failed.
         case failed(EndpointError)
     }
@@ -168,7 +241,8 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     func finishLoad(
         _ key: Key,
         id: Model.ID,
-        startedUnder writes: UInt64,
+        startedUnder start: LoadStart,
+        isLastTry: Bool = false,
         result: Result<(model: Model, unchanged: Bool), EndpointError>
     ) -> LoadOutcome {
         let now = self.now
@@ -184,6 +258,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             defer {
                 wakeup = Self.emit(&entry)
                 state.entries[key] = entry
+                state.scheduleSweep(now: now)
                 state.changesSinceSweep += 1
                 if state.changesSinceSweep >= 64 || state.entries.count > policy.maximumCount {
                     sweep(&state, now: now)
@@ -192,21 +267,28 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             switch result {
             case .success(let loaded):
                 entry.error = nil
-                if entry.writes != writes, entry.value != nil {
+                let isInvalidated = entry.invalidations != start.invalidations
+                if isInvalidated, !isLastTry {
+                    // Invalidated while the load was in flight: it may have read what the invalidation declared
+                    // stale, so it is neither shown nor taken as confirmed, and the caller asks the server again.
+                    return .superseded(invalidated: true)
+                }
+                if entry.writes != start.writes, entry.value != nil {
                     // Written while the load was in flight: what the load read may predate the write, so it is
                     // neither shown nor taken as confirmed, and the caller loads again.
-                    return .superseded
+                    return .superseded(invalidated: false)
                 }
-                entry.confirmedAt = now
+                // Invalidations that kept coming: the newest read stands, and stays stale.
+                if !isInvalidated {
+                    entry.confirmedAt = now
+                    entry.isInvalidated = false
+                }
                 if !(loaded.unchanged && entry.confirmedValue != nil) {
                     entry.confirmedValue = loaded.model
                     newlyConfirmed = loaded.model
                 }
                 // An optimistic write in flight stays on show; the load only renews what the server confirmed.
-                if entry.pending == 0, !(loaded.unchanged && entry.value != nil) {
-                    entry.value = loaded.model
-                    entry.revision += 1
-                }
+                if entry.pending == 0, !(loaded.unchanged && entry.value != nil) { entry.show(loaded.model) }
                 return .value(entry.value ?? loaded.model)
             case .failure(let error):
                 if error.kind != .cancelled { entry.error = error }
@@ -221,8 +303,7 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         let now = self.now
         let (writes, wakeup) = state.withLock { state -> (UInt64, Wakeup?) in
             var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
-            entry.value = model
-            entry.revision += 1
+            entry.show(model)
             entry.writes += 1
             state.use(&entry, at: now)
             if confirmed {
@@ -261,12 +342,16 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         let wakeup = state.withLock { state -> Wakeup? in
             // Taken out and put back, so that changing its collections copies nothing.
             guard var entry = state.entries.removeValue(forKey: key) else { return nil }
-            defer { state.entries[key] = entry }
+            defer {
+                state.entries[key] = entry
+                state.scheduleSweep(now: now)
+            }
             entry.pending = max(0, entry.pending - 1)
-            guard entry.writes == write else { return nil }
+            // A newer write stands; observers still learn that this one is no longer pending.
+            guard entry.writes == write else { return Self.emit(&entry) }
             switch outcome {
             case .answered(let answer):
-                entry.value = answer
+                entry.show(answer)
                 entry.confirmedValue = answer
                 entry.confirmedAt = now
                 newlyConfirmed = answer
@@ -275,13 +360,17 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
                 entry.confirmedAt = now
                 newlyConfirmed = entry.value
             case .failed:
-                entry.value = entry.confirmedValue ?? previous
+                entry.show(entry.confirmedValue ?? previous)
             }
-            entry.revision += 1
             entry.writes += 1
             return Self.emit(&entry)
         }
         wakeup?.resume()
         if let newlyConfirmed { confirmed?(key, newlyConfirmed) }
     }
+}
+
+extension Equatable {
+    /// Whether `other` is a value of this type equal to this one.
+    fileprivate func isEqual(to other: Any) -> Bool { (other as? Self) == self }
 }

@@ -58,7 +58,7 @@ extension ModelLoader {
 }
 
 /// Iterates `sequence` in a task, reporting each element through a stream the test reads.
-private func collect<S: AsyncSequence & Sendable>(_ sequence: S) -> (Task<Void, Never>, AsyncStream<S.Element>)
+func collect<S: AsyncSequence & Sendable>(_ sequence: S) -> (Task<Void, Never>, AsyncStream<S.Element>)
 where S.Element: Sendable {
     let (stream, continuation) = AsyncStream<S.Element>.makeStream()
     let task = Task {
@@ -379,7 +379,8 @@ where S.Element: Sendable {
             for id in 1000..<2000 { group.addTask { try await loader.loadModel(withID: id).id } }
             // The window is on the test's clock: it closes when all 1,000 have joined and the batch's timer waits
             // on the clock (a timer that started after the clock moved would wait for the next move forever).
-            while loader.batcher?.pendingCount ?? 0 < 1_000 || clock.sleeperCount == 0 { await Task.yield() }
+            while loader.batcher?.pendingCount ?? 0 < 1_000 { await Task.yield() }
+            try await clock.waitForSleep(atLeast: .milliseconds(5), atMost: .milliseconds(5))
             clock.advance(by: .milliseconds(5))
             return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
         }
