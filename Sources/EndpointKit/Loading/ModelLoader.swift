@@ -40,6 +40,9 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     /// Keys an observer's subscription has started a load for, until it ends: a thousand observers subscribing
     /// at once start one task, not a thousand.
     private let backgroundLoads = Locked(Set<LoadKey<Model.ID>>())
+    /// Owns the loads started in the background (an observer's first load, an invalidation's refetch): they are
+    /// cancelled when the last copy of the loader goes.
+    let background = TaskOwner()
 
     /// How long values stay fresh and entries are kept.
     public var policy: ModelStorePolicy { store.policy }
@@ -283,7 +286,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     private func subscription(for id: Model.ID) -> @Sendable () -> ModelSubscription<Model> {
         { [self] in
             let key = key(id)
-            let subscription = ModelSubscription(store: store, key: key, id: id)
+            let subscription = ModelSubscription(store: store, key: key, id: id, background: background)
             if store.freshValue(for: key) == nil { loadInBackground(id, key: key, revalidate: false) }
             return subscription
         }
@@ -292,9 +295,20 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     // MARK: Loading
 
     private func load(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) async throws(EndpointError) -> Model {
-        let fetch = self.fetch
-        let store = self.store
-        return try await inFlight.value(for: key) { () async throws(EndpointError) -> Model in
+        try await Self.load(id, key: key, revalidate: revalidate, fetch: fetch, store: store, inFlight: inFlight)
+    }
+
+    /// The load, apart from the loader: a background task runs it without keeping the loader (and the owner that
+    /// cancels it) alive.
+    private static func load(
+        _ id: Model.ID,
+        key: LoadKey<Model.ID>,
+        revalidate: Bool,
+        fetch: @escaping @Sendable (Model.ID, Bool) async throws(EndpointError) -> (model: Model, unchanged: Bool),
+        store: ModelStore<Model>,
+        inFlight: SharedLoads<LoadKey<Model.ID>, Model>
+    ) async throws(EndpointError) -> Model {
+        try await inFlight.value(for: key) { () async throws(EndpointError) -> Model in
             // A load that finished between the caller's look and this one made the value fresh.
             if !revalidate, let fresh = store.freshValue(for: key) { return fresh }
             // A load a write overtook is sent again (a few times at most), so that callers get a value read after
@@ -330,15 +344,22 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     }
 
     func loadInBackground(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) {
-        let loader = self
+        let (fetch, store, inFlight, backgroundLoads) = (fetch, store, inFlight, backgroundLoads)
         if !revalidate {
             guard backgroundLoads.withLock({ $0.insert(key).inserted }) else { return }
         }
-        Task {
-            defer { if !revalidate { _ = loader.backgroundLoads.withLock { $0.remove(key) } } }
+        background.run {
+            defer { if !revalidate { _ = backgroundLoads.withLock { $0.remove(key) } } }
             // A load that finished since this one was asked for made the value fresh: nothing to do.
-            if !revalidate, loader.store.freshValue(for: key) != nil { return }
-            _ = try? await loader.load(id, key: key, revalidate: revalidate)
+            if !revalidate, store.freshValue(for: key) != nil { return }
+            _ = try? await Self.load(
+                id,
+                key: key,
+                revalidate: revalidate,
+                fetch: fetch,
+                store: store,
+                inFlight: inFlight
+            )
         }
     }
 }

@@ -4,10 +4,14 @@ final class ModelSubscription<Model: Identifiable & Sendable>: Sendable where Mo
     let store: ModelStore<Model>
     let key: LoadKey<Model.ID>
     let token: UInt64
+    /// The loader's background work: an observer keeps it running (its first load, an invalidation's refetch)
+    /// after the loader itself is gone.
+    let background: TaskOwner
 
-    init(store: ModelStore<Model>, key: LoadKey<Model.ID>, id: Model.ID) {
+    init(store: ModelStore<Model>, key: LoadKey<Model.ID>, id: Model.ID, background: TaskOwner) {
         self.store = store
         self.key = key
+        self.background = background
         token = store.subscribe(key, id: id)
     }
 

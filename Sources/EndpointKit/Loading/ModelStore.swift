@@ -140,10 +140,11 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         // The sweeper holds the store weakly: it never keeps a store alive, and the store cancels it in deinit.
         state.withLock { state in
             state.startSweeper = { [weak self] delay in
-                Task {
+                let sweeper = Task {
                     do { try await clock.sleep(for: delay) } catch { return }
                     self?.sweepWhenDue()
                 }
+                return sweeper
             }
         }
     }

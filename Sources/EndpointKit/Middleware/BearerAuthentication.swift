@@ -91,6 +91,9 @@ actor TokenStore {
     private var refreshing: (rejected: AccessToken, result: SharedResult<AccessToken>)?
     private var failure: (rejected: AccessToken, error: EndpointError)?
     private(set) var refreshCount = 0
+    /// Owns the token loads: one goes on when the caller that started it leaves, and stops when the middleware
+    /// (and so this store) goes.
+    private let loads = TaskOwner()
 
     init(
         initial: @escaping @Sendable () async throws -> AccessToken,
@@ -111,7 +114,7 @@ actor TokenStore {
             loading = shared
             let initial = self.initial
             // Held by `shared` until it resolves; the load goes on when the caller that started it leaves.
-            Task { await shared.resolve(catching: initial) }
+            loads.run { await shared.resolve(catching: initial) }
         }
         do {
             let token = try await shared.value()
@@ -142,7 +145,7 @@ actor TokenStore {
             let refresh = self.refresh
             shared = SharedResult()
             // Held by `shared` until it resolves; the refresh goes on when the caller that started it leaves.
-            Task { await shared.resolve(catching: { try await refresh(rejected) }) }
+            loads.run { await shared.resolve(catching: { try await refresh(rejected) }) }
             refreshing = (rejected, shared)
         }
         do {

@@ -202,4 +202,33 @@ private func batch(window: Duration? = nil) -> ModelBatch<EndpointKinds.Public, 
         #expect(error.request?.redactedURL.contains("/v1/items?ids=") == true)
         #expect(thrown.kind == .modelNotFound && thrown.request != nil)
     }
+
+    @Test("Releasing a loader and its last observer mid-load cancels the background load: nothing runs on")
+    func releasedLoaderCancelsBackgroundWork() async throws {
+        let arrived = Gate()
+        let cancelled = Gate()
+        let transport = StubTransport { _ in
+            arrived.open()
+            await withTaskCancellationHandler {
+                await Gate().wait()
+            } onCancel: {
+                cancelled.open()
+            }
+            return .status(503)
+        }
+        let client = EndpointClient(environment: Fixture.environment, transport: transport, clock: clock, cache: nil)
+        var loader: ModelLoader<Item>? = ModelLoader<Item>(client: client) { .item($0) }
+        let observer = Task { [publisher = loader?.publisher(forID: 1)] in
+            guard let publisher else { return }
+            for try await _ in publisher {}
+        }
+        await arrived.wait()
+
+        observer.cancel()
+        _ = await observer.result
+        loader = nil
+
+        await cancelled.wait()
+        #expect(await transport.transportRequests.count == 1)
+    }
 }

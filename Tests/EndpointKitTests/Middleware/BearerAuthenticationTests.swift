@@ -122,4 +122,38 @@ import FoundationNetworking
 
         #expect(await transport.requests.first?.value(forHTTPHeaderField: "Authorization") == nil)
     }
+
+    @Test("Releasing the client and its middleware while the first token loads cancels the load: nothing runs on")
+    func releasedMiddlewareCancelsTokenLoad() async throws {
+        let started = Gate()
+        let cancelled = Gate()
+        let transport = StubTransport(replies: [.json(#"{"id": 1, "name": "me"}"#)])
+        var client: EndpointClient? = EndpointClient(
+            environment: Fixture.environment,
+            transport: transport,
+            middleware: [
+                BearerAuthentication(
+                    token: {
+                        started.open()
+                        await withTaskCancellationHandler {
+                            await Gate().wait()
+                        } onCancel: {
+                            cancelled.open()
+                        }
+                        return AccessToken("late")
+                    },
+                    refresh: { $0 }
+                )
+            ]
+        )
+        let call = Task { [client] in try await client?.response(for: Self.profile) }
+        await started.wait()
+
+        call.cancel()
+        _ = await call.result
+        client = nil
+
+        await cancelled.wait()
+        #expect(await transport.requests.isEmpty)
+    }
 }

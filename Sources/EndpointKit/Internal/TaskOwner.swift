@@ -1,0 +1,40 @@
+/// The owner of work that outlives the call that started it (a background load, a refresh): it keeps each task's
+/// handle until the task ends, and cancels every task still running when the owner goes away.
+///
+/// Hold it in the object whose lifetime the work belongs to, and keep that object out of the work's closure (the
+/// closure would keep its own owner alive). See CONTRIBUTING.md, "Owned tasks".
+final class TaskOwner: Sendable {
+    private struct State {
+        var tasks: [UInt64: Task<Void, Never>] = [:]
+        var next: UInt64 = 0
+    }
+
+    private let state = Locked(State())
+
+    init() {}
+
+    deinit {
+        for task in state.withLock({ $0.tasks.values }) { task.cancel() }
+    }
+
+    /// How many of its tasks are still running.
+    var count: Int { state.withLock { $0.tasks.count } }
+
+    /// Runs `work` in a task this owner keeps until it ends.
+    func run(_ work: @escaping @Sendable () async -> Void) {
+        state.withLock { state in
+            state.next += 1
+            let id = state.next
+            // Made under the lock, so that the task's own removal (which takes it) comes after its insertion.
+            let task = Task { [weak self] in
+                await work()
+                self?.forget(id)
+            }
+            state.tasks[id] = task
+        }
+    }
+
+    private func forget(_ id: UInt64) {
+        _ = state.withLock { $0.tasks.removeValue(forKey: id) }
+    }
+}
