@@ -37,6 +37,9 @@ public final class DiskCacheStorage: HTTPCache.Storage {
     private let lockPath: String
     private let secret: [UInt8]
     private let authenticator: SHA256.Authenticator
+    /// What opening the directory found damaged and repaired (a key file cut short, a folder that was a file), one
+    /// sentence each; empty when it was whole. Damage never stops a storage from opening: it starts empty instead.
+    public let repairs: [String]
     /// Bytes this process believes the entries take: measured when it trims, and added to by each store.
     private let estimatedSize: Locked<Int?> = Locked(nil)
 
@@ -62,14 +65,14 @@ public final class DiskCacheStorage: HTTPCache.Storage {
         temporaryFolder = root.appendingPathComponent("tmp", isDirectory: true)
         lockPath = root.appendingPathComponent("lock").path
         do {
-            for folder in [directory, root, entriesFolder, temporaryFolder] {
-                try FileManager.default.createDirectory(
-                    at: folder,
-                    withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700]
-                )
-            }
-            secret = try Self.sharedSecret(in: root, temporaryFolder: temporaryFolder)
+            let opened = try PrivateDirectory.prepare(
+                root: root,
+                folders: [directory, root, entriesFolder, temporaryFolder],
+                entries: entriesFolder,
+                temporary: temporaryFolder
+            )
+            secret = opened.secret
+            repairs = opened.repairs
             authenticator = SHA256.Authenticator(key: secret)
         } catch {
             throw EndpointError(
@@ -78,24 +81,6 @@ public final class DiskCacheStorage: HTTPCache.Storage {
                 underlyingError: error
             )
         }
-    }
-
-    /// The secret every process using the directory shares: made once, by whichever process comes first.
-    static func sharedSecret(in root: URL, temporaryFolder: URL) throws -> [UInt8] {
-        let path = root.appendingPathComponent("secret")
-        for _ in 0..<4 {
-            if let existing = try? Data(contentsOf: path), existing.count == 32 { return Array(existing) }
-            var generator = SystemRandomNumberGenerator()
-            let fresh = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-            let candidate = temporaryFolder.appendingPathComponent(UUID().uuidString)
-            try Data(fresh).write(to: candidate)
-            chmod(candidate.path, 0o600)
-            // link(2) never replaces: of two processes making the secret at once, one wins and both read it.
-            let linked = link(candidate.path, path.path) == 0
-            unlink(candidate.path)
-            if linked { return fresh }
-        }
-        throw CocoaError(.fileReadCorruptFile)
     }
 
     /// The directory's secret, shared by every process that uses it.

@@ -17,7 +17,9 @@ extension ModelLoader where Model: Encodable {
         persistence: any ModelPersistence,
         endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
     ) {
-        let decoder = client.defaults.decoder
+        // One coder pair for both ways, whatever the client's decoder expects from the server: a model written with
+        // one coder and read with another (`.iso8601` dates, snake_case keys) would not read back.
+        let decoder = JSONDecoder()
         let kept = persistence.storedModels().compactMap { try? decoder.decode(Model.self, from: $0) }
         let encoder = JSONEncoder()
         let keeping = Keeping(

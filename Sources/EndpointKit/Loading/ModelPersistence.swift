@@ -37,6 +37,9 @@ public final class DiskModelPersistence: ModelPersistence {
     public let directory: URL
     /// The most models kept; past it, the least recently saved are removed.
     public let maximumCount: Int
+    /// What opening the directory found damaged and repaired (a key file cut short, a folder that was a file), one
+    /// sentence each; empty when it was whole. Damage never stops the persistence from opening: it starts empty.
+    public let repairs: [String]
     /// Saves since the directory was last counted.
     private let savesSinceTrim = Locked(0)
     private let models: URL
@@ -57,16 +60,14 @@ public final class DiskModelPersistence: ModelPersistence {
         models = root.appendingPathComponent("models", isDirectory: true)
         temporary = root.appendingPathComponent("tmp", isDirectory: true)
         do {
-            for folder in [directory, root, models, temporary] {
-                try FileManager.default.createDirectory(
-                    at: folder,
-                    withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700]
-                )
-            }
-            authenticator = SHA256.Authenticator(
-                key: try DiskCacheStorage.sharedSecret(in: root, temporaryFolder: temporary)
+            let opened = try PrivateDirectory.prepare(
+                root: root,
+                folders: [directory, root, models, temporary],
+                entries: models,
+                temporary: temporary
             )
+            authenticator = SHA256.Authenticator(key: opened.secret)
+            repairs = opened.repairs
         } catch {
             throw EndpointError(
                 .invalidRequest,
