@@ -52,7 +52,7 @@ enum CacheHeadersFuzz {
         )
         _ = DiskCacheStorage.decode(entry.body)
         let base = URL(string: "https://api.test/v1/items?page=1")
-        if let next = LinkHeader.target(of: "next", in: headers, relativeTo: base) {
+        if let next = try? LinkHeader.target(of: "next", in: headers, relativeTo: base) {
             require(next.scheme != nil, "a next link that is not absolute: \(next)")
         }
     }

@@ -18,11 +18,28 @@ enum LinkHeader {
         headers.values(for: .link).flatMap(parse)
     }
 
-    /// The target of the first link whose relation types include `relation`, resolved against `base` (the
-    /// URL that answered), or `nil` when there is none or it is not a URL.
-    static func target(of relation: String, in headers: HTTPHeaders, relativeTo base: URL?) -> URL? {
-        guard let link = links(in: headers).first(where: { $0.relations.contains(relation) }) else { return nil }
-        return URL(string: link.target, relativeTo: base)?.absoluteURL
+    /// The target of the first link about `base` (the URL that answered) whose relation types include `relation`,
+    /// resolved against `base`, or `nil` when there is none. A link with an `anchor` (RFC 8288 §3.2) other than
+    /// `base` is about another resource, and never counts.
+    ///
+    /// - Throws: ``EndpointError/Kind/decodingFailed``, naming the link, when its target is not a URL.
+    static func target(of relation: String, in headers: HTTPHeaders, relativeTo base: URL?) throws(EndpointError)
+        -> URL?
+    {
+        let found = links(in: headers).first { link in
+            guard link.relations.contains(relation) else { return false }
+            guard let anchor = link.parameters["anchor"] else { return true }
+            return URL(string: anchor, relativeTo: base)?.absoluteURL == base?.absoluteURL
+        }
+        guard let link = found else { return nil }
+        guard let target = URL(string: link.target, relativeTo: base)?.absoluteURL, target.scheme != nil else {
+            throw EndpointError(
+                .decodingFailed,
+                "the Link header's rel=\"\(relation)\" target <\(link.target.prefix(200))> is not a URL",
+                codingPath: "Link"
+            )
+        }
+        return target
     }
 
     /// The links of one field value: `<uri>; name=value; name="quoted, value", <uri2>; …`.

@@ -13,7 +13,8 @@ public struct NextPage<Kind: EndpointKind, Value>: Sendable {
     let rule: @Sendable (Response<Value>, Endpoint<Kind, Value>) throws -> Endpoint<Kind, Value>?
 
     /// A rule of your own: from a page and the endpoint that fetched it to the next page's endpoint, or `nil` at
-    /// the end. An error it throws ends the pages with it, wrapped in ``EndpointError``.
+    /// the end. An error it throws ends the pages with it, wrapped in ``EndpointError`` that names the page's URL,
+    /// after the page it was given.
     public init(
         _ rule:
             @escaping @Sendable (_ page: Response<Value>, _ endpoint: Endpoint<Kind, Value>) throws -> Endpoint<
@@ -25,13 +26,14 @@ public struct NextPage<Kind: EndpointKind, Value>: Sendable {
 
     /// The target of the `Link` header's `rel="next"` link (RFC 8288: several links in a field and several
     /// fields, quoted or bare parameters, `rel` with several types), resolved against the URL that answered; the
-    /// end when there is none.
+    /// end when there is none. A link whose `anchor` names another resource is not this page's next, and a target
+    /// that is not a URL ends the pages with ``EndpointError/Kind/decodingFailed``, naming it.
     ///
     /// The next endpoint is this one sent to that URL (its query is the link's, not the first page's). A URL at
     /// another origin than the client's environment is sent without credentials, as a redirect there would be.
     public static var link: NextPage {
         NextPage { page, endpoint in
-            guard let target = LinkHeader.target(of: "next", in: page.headers, relativeTo: page.url) else {
+            guard let target = try LinkHeader.target(of: "next", in: page.headers, relativeTo: page.url) else {
                 return nil
             }
             var next = endpoint

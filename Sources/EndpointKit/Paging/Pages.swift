@@ -37,9 +37,15 @@ public struct Pages<Kind: EndpointKind, Value: Decodable>: AsyncSequence, Sendab
         let next: NextPage<Kind, Value>
         /// Every URL fetched so far.
         var seen: Set<String> = []
+        /// The next-page rule's failure, thrown after the page it was given.
+        var failure: EndpointError?
 
         /// The next page, or `nil` after the last.
         public mutating func next() async throws(EndpointError) -> Response<Value>? {
+            if let failure {
+                self.failure = nil
+                throw failure
+            }
             guard let endpoint = upcoming else { return nil }
             // Whatever happens, a page is asked for once: after an error the sequence is over.
             upcoming = nil
@@ -58,7 +64,13 @@ public struct Pages<Kind: EndpointKind, Value: Decodable>: AsyncSequence, Sendab
             do {
                 upcoming = try self.next.rule(page, endpoint)
             } catch {
-                throw EndpointError.wrapping(error)
+                // The page was answered: it is returned, and the error comes on the next call, naming the page.
+                var wrapped = EndpointError.wrapping(error)
+                wrapped.request = RequestSummary(
+                    method: endpoint.method,
+                    redactedURL: client.redactor.redactedString(for: page.url ?? url)
+                )
+                failure = wrapped
             }
             return page
         }

@@ -171,4 +171,53 @@ private func pagedServer(
         await #expect(throws: EndpointError.self) { try await iterator.next() }
         #expect(try await iterator.next() == nil)
     }
+
+    @Test("A rule that throws on page 2 still returns page 2, then throws an error that names its URL")
+    func ruleErrorKeepsPage() async throws {
+        struct NoCursor: Error {}
+        let client = EndpointClient(environment: Fixture.environment, transport: pagedServer(), cache: nil)
+        let next = NextPage<EndpointKinds.Public, Feed> { page, endpoint in
+            guard page.value.items.first?.id == 1 else { throw NoCursor() }
+            return endpoint.settingQueryItem("page", to: "2")
+        }
+        var iterator = client.pages(for: feed, next: next).makeAsyncIterator()
+
+        let first = try await iterator.next()
+        let second = try await iterator.next()
+        let error = try await #require(throws: EndpointError.self) { try await iterator.next() }
+
+        #expect(first?.value.items.map(\.id) == [1, 2])
+        #expect(second?.value.items.map(\.id) == [3, 4])
+        #expect(error.request?.redactedURL == "https://api.test/v1/items?page=2")
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test("A rel=\"next\" that is not a URL is an error naming the link, after the page that carried it")
+    func unparseableNextLink() async throws {
+        let transport = pagedServer { page in page == 1 ? #"<http://[bad>; rel="next""# : nil }
+        let client = EndpointClient(environment: Fixture.environment, transport: transport, cache: nil)
+        var iterator = client.pages(for: feed, next: .link).makeAsyncIterator()
+
+        let first = try await iterator.next()
+        let error = try await #require(throws: EndpointError.self) { try await iterator.next() }
+
+        #expect(first?.value.items.map(\.id) == [1, 2])
+        #expect(error.kind == .decodingFailed)
+        #expect(error.description.contains("http://[bad"))
+    }
+
+    @Test("A next link anchored at another resource is not this page's next (RFC 8288 §3.2)")
+    func anchoredLinkIsNotNext() async throws {
+        let transport = pagedServer { page in
+            page == 1
+                ? #"</v1/items?page=9>; rel="next"; anchor="/v1/other", </v1/items?page=2>; rel="next""# : nil
+        }
+        let client = EndpointClient(environment: Fixture.environment, transport: transport, cache: nil)
+
+        var ids: [Int] = []
+        for try await page in client.pages(for: feed, next: .link) { ids += page.value.items.map(\.id) }
+
+        #expect(ids == [1, 2, 3, 4])
+        #expect(await transport.transportRequests.map { $0.url.query ?? "" } == ["", "page=2"])
+    }
 }
