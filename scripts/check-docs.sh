@@ -25,6 +25,22 @@ docc convert Sources/EndpointKit/EndpointKit.docc --additional-symbol-graph-dir 
     --fallback-display-name EndpointKit --fallback-bundle-identifier org.endpointkit.EndpointKit \
     --output-path "$out" --warnings-as-errors
 
+# The public API is on record in API/: a change to it that the listing does not show fails, so that every
+# change is seen in review (and has its CHANGELOG line). UPDATE_API=1 writes the listing anew.
+for module in EndpointKit EndpointKitTesting; do
+    listing="API/$module.txt"
+    scripts/api-listing.py "$dumped" "$module" > "$out/$module.api"
+    if [ "${UPDATE_API:-0}" = 1 ]; then
+        cp "$out/$module.api" "$listing"
+    elif ! diff -u "$listing" "$out/$module.api" > "$out/$module.diff"; then
+        echo "check-docs: the public API of $module changed, but $listing does not say so:" >&2
+        head -40 "$out/$module.diff" >&2
+        echo "check-docs: if the change is meant, run UPDATE_API=1 scripts/check-docs.sh and commit $listing" >&2
+        exit 1
+    fi
+done
+echo "check-docs: the public API matches API/EndpointKit.txt and API/EndpointKitTesting.txt"
+
 # The pipeline article's hop list must stay true: at most 8 hops, each naming a file that exists and a function
 # defined in it, each file calling the next hop's function.
 python3 - <<'PY'

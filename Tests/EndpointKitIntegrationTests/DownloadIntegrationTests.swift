@@ -163,6 +163,29 @@ struct DownloadIntegrationTests {
         #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 3, etag: "v2"), "no mix of two versions")
     }
 
+    @Test("A download redirected to another server (a CDN) and cut there names that hop beside the request")
+    func cutAfterRedirectNamesHop() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let key = UUID().uuidString
+        var cdn = try #require(URLComponents(url: try TestServers.fault(), resolvingAgainstBaseURL: false))
+        cdn.path = "/file/\(key)/4"
+        cdn.query = "cut=1"
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: try TestServers.httpbin()))
+        let endpoint = Endpoint<EndpointKinds.Public, URL>(
+            path: "redirect-to",
+            queryItems: [URLQueryItem(name: "url", value: try #require(cdn.url).absoluteString)]
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.download(for: endpoint, to: folder.appendingPathComponent("file.bin")).result()
+        }
+
+        #expect(error.kind == .transportFailed)
+        #expect(error.request?.redactedURL.contains("/redirect-to?") == true)
+        #expect(error.hop?.redactedURL.hasSuffix("/file/\(key)/4?cut=1") == true, "\(String(describing: error.hop))")
+    }
+
     /// A client that downloads `partMiB` MiB at a time.
     private func partsClient(partMiB: Int) throws -> EndpointClient {
         var defaults = RequestDefaults()
@@ -192,6 +215,7 @@ struct DownloadIntegrationTests {
 
         #expect(try Data(contentsOf: destination) == expectedFile(mebibytes: 5))
         #expect(finished?.statusCode == 206)
+        #expect(finished?.attempts == 1, "5 parts, none retried: one attempt, as the property's documentation says")
         #expect(try await counter("file", key) == 5)
         #expect(try await counter("file-range", key) == 5)
         #expect(progress.map(\.bytesWritten) == progress.map(\.bytesWritten).sorted())

@@ -38,8 +38,9 @@ struct ErrorContextIntegrationTests {
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: held) }
 
         #expect(error.kind == .timedOut)
-        // The deadline or URLSession's idle timer, whichever fires first: both name the figure and the setting.
+        // The deadline or URLSession's timer standing for it, whichever fires first: both name the deadline.
         #expect(error.message.contains("1 s") && error.message.contains("(timeout)"), "\(error.message)")
+        #expect(error.message.contains("deadline") && !error.message.contains("idle"), "\(error.message)")
         #expect(error.request != nil)
     }
 }

@@ -81,6 +81,8 @@ extension EndpointClient {
             let finished = plan.kept == nil && prepared.request.method == .get ? files.completion(for: url) : nil
             let resumedFrom = plan.kept?.bytes ?? 0
             var firstHead: Duration?
+            // Sends beyond the first of each part: a retry, or a refused request sent again.
+            var retries = 0
             var attempts = 0
             // The last head, which the result reports: a 416 that found the file whole has no response of its own.
             var lastStatus = 416
@@ -112,7 +114,7 @@ extension EndpointClient {
                         statusCode: lastStatus,
                         headers: lastHeaders,
                         url: lastURL,
-                        attempts: max(attempts, 1),
+                        attempts: 1 + retries,
                         timeToFirstByte: firstHead ?? stopwatch.elapsed,
                         duration: stopwatch.elapsed
                     )
@@ -155,6 +157,7 @@ extension EndpointClient {
                     }
                     let total = ContentRange(error.responseHeaders?["Content-Range"])?.total
                     attempts += error.attempts ?? 1
+                    retries += error.attempts ?? 1
                     let status = error.kind == .unacceptableStatus ? error.statusCode : nil
                     next = plan.afterRefusal(statusCode: status, total: total)
                     guard next != .rethrow else { throw error }
@@ -164,6 +167,7 @@ extension EndpointClient {
                     continue
                 }
                 attempts += result.attempts
+                retries += result.attempts - 1
                 let response = result.response
                 if firstHead == nil { firstHead = result.call.timeToFirstByte }
                 (lastStatus, lastHeaders, lastURL) = (response.statusCode, response.headers, response.url)
@@ -181,7 +185,7 @@ extension EndpointClient {
                 next = plan.afterHead(target)
                 guard next == .write, let target else { continue }
                 files.remember(url, headers: response.headers)
-                try await write(response, with: writer, length: length)
+                try await write(response, with: writer, length: length, sentTo: call.request)
                 next = plan.afterBody(
                     written: writer.written,
                     target: target,
@@ -198,9 +202,13 @@ extension EndpointClient {
     }
 
     /// Waits for the body to be written by `writer`: already on the transport's thread, or drained into it now.
-    private func write(_ response: TransportResponse, with writer: DownloadWriter, length: Int64?)
-        async throws(EndpointError)
-    {
+    /// A body cut after a redirect names the hop that sent it (the CDN), as any failure after a redirect does.
+    private func write(
+        _ response: TransportResponse,
+        with writer: DownloadWriter,
+        length: Int64?,
+        sentTo request: TransportRequest
+    ) async throws(EndpointError) {
         defer { writer.close() }
         do {
             // The transport installed the writer as the head arrived, or it is opened now, once.
@@ -212,6 +220,9 @@ extension EndpointClient {
             var failure = EndpointError.wrapping(error)
             let kept = writer.written
             failure.message += " (\(kept) bytes are kept in \(writer.partialName) for the next download)"
+            if failure.hop == nil, let url = response.url, url != request.url {
+                failure.hop = RequestSummary(method: request.method, redactedURL: redactor.redactedString(for: url))
+            }
             throw failure
         }
     }

@@ -54,9 +54,10 @@ enum ResponseDecoding {
             }
             return try decoder.decode(Response.self, from: body)
         } catch let error as DecodingError {
+            let wireKeys = DecodingError.namesWireKeys(decoder)
             throw failure(
-                "the body does not match \(Response.self): \(error.summary)",
-                codingPath: error.codingPathDescription,
+                "the body does not match \(Response.self): \(error.summary(wireKeys: wireKeys))",
+                codingPath: error.codingPathDescription(wireKeys: wireKeys),
                 underlying: error
             )
         } catch {

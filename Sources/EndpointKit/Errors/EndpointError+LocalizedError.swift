@@ -20,7 +20,9 @@ extension EndpointError: LocalizedError {
         case .transportFailed: sentence = "The connection to the server failed"
         case .secureConnectionFailed: sentence = "A secure connection to the server could not be made"
         case .responseTooLarge: sentence = "The server's response was too large"
-        case .decodingFailed: sentence = "The server's response could not be read"
+        case .decodingFailed:
+            let field = codingPath.flatMap { $0.isEmpty ? nil : " at \"\($0)\"" } ?? ""
+            sentence = "The server's response could not be read\(field)"
         case .responseRejected: sentence = "The server reported an error"
         case .authenticationFailed: sentence = "The server did not accept the credentials"
         case .rateLimited: sentence = "The server asked to wait before trying again"

@@ -2,8 +2,11 @@
 /// in flight) go out together, `GET /items?ids=1,2,3`, up to a maximum per request.
 ///
 ///     let loader = ModelLoader<Item>(client: client, batch: ModelBatch(maximumSize: 50) { ids in
-///         Endpoint(path: "items", query: ["ids": ids.map(String.init).joined(separator: ",")])
+///         let list = ids.map(String.init).joined(separator: ",")
+///         return Endpoint<EndpointKinds.Public, [Item]>(path: "items", query: ["ids": list])
 ///     })
+///
+/// The closure names the endpoint's type: Swift cannot infer its kind from `Endpoint(path:)` alone.
 ///
 /// The endpoint returns the models it found, in any order; an ID it leaves out fails its own callers only, with
 /// ``EndpointError/Kind/modelNotFound``. The latency a batch adds is at most its window.

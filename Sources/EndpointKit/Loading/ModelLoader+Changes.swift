@@ -43,15 +43,17 @@ extension ModelLoader {
     ///     try await loader.update(renamed) { try await client.response(for: .rename(renamed), using: token) }
     ///
     /// - Returns: The value that stands: the server's answer, or `model`.
+    /// - Throws: What `request` threw, as an ``EndpointError`` (an error of another type is wrapped, and kept as
+    ///   its ``EndpointError/underlyingError``).
     @discardableResult
     public func update(
         _ model: Model,
-        sending request: @Sendable () async throws(EndpointError) -> Model?
+        sending request: @Sendable () async throws -> Model?
     ) async throws(EndpointError) -> Model {
         let key = key(model.id)
         let previous = store.value(for: key)
         let write = store.write(model, for: key, id: model.id, confirmed: false)
-        do throws(EndpointError) {
+        do {
             guard let answer = try await request() else {
                 store.settle(key, write: write, outcome: .accepted, previous: previous)
                 return model
@@ -60,7 +62,7 @@ extension ModelLoader {
             return answer
         } catch {
             store.settle(key, write: write, outcome: .failed, previous: previous)
-            throw error
+            throw EndpointError.wrapping(error)
         }
     }
 }

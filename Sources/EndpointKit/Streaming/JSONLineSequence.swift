@@ -29,9 +29,10 @@ public struct JSONLineSequence<Element: Decodable>: AsyncSequence, Sendable {
                     throw lines.chunks.named(
                         EndpointError(
                             .decodingFailed,
-                            "line \(number) of the stream is not a \(Element.self): \(error.summary)",
+                            "line \(number) of the stream is not a \(Element.self): "
+                                + error.summary(wireKeys: DecodingError.namesWireKeys(decoder)),
                             body: line,
-                            codingPath: error.codingPathDescription,
+                            codingPath: error.codingPathDescription(wireKeys: DecodingError.namesWireKeys(decoder)),
                             underlyingError: error
                         )
                     )

@@ -29,6 +29,11 @@ extension URLSessionTransport {
         switch urlError.code {
         case .cancelled:
             return EndpointError(.cancelled, "the transfer was cancelled", underlyingError: error)
+        case .timedOut where idleTimeout.setting == "timeout":
+            // URLSession's one timer stood for the deadline: say so, as the deadline's own error does.
+            var deadline = EndpointError.deadlinePassed(.seconds(idleTimeout.seconds))
+            deadline.underlyingError = error
+            return deadline
         case .timedOut:
             let wait = Duration.seconds(idleTimeout.seconds).readable
             return EndpointError(

@@ -149,4 +149,44 @@ import Testing
 
         #expect(envelope.result == Item(id: 9, name: "Bowl"))
     }
+
+    @Test(
+        "Under convertFromSnakeCase, a decoding failure names the field as the body spells it, in its description too",
+        arguments: [
+            (#"{"full_name": "a/b"}"#, "stargazers_count"),
+            (#"{"full_name": "a/b", "stargazers_count": "many"}"#, "stargazers_count"),
+            (#"{"full_name": 3, "stargazers_count": 1}"#, "full_name"),
+        ]
+    )
+    func wireKeyNamed(body: String, field: String) async throws {
+        struct Repository: Decodable, Sendable {
+            var fullName: String
+            var stargazersCount: Int
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: StubTransport(replies: [.json(body)]),
+            defaults: RequestDefaults(decoder: decoder)
+        )
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: Endpoint<EndpointKinds.Public, Repository>(path: "repo"))
+        }
+
+        #expect(error.codingPath == field)
+        #expect(error.localizedDescription.contains(field), "\(error.localizedDescription)")
+    }
+
+    @Test(
+        "Names convertFromSnakeCase makes become the snake_case keys it read them from",
+        arguments: [
+            ("stargazersCount", "stargazers_count"), ("htmlUrl", "html_url"), ("id", "id"),
+            ("item2Name", "item2_name"), ("createdAtUtc", "created_at_utc"),
+        ]
+    )
+    func snakeCase(name: String, wire: String) {
+        #expect(DecodingError.snakeCase(name) == wire)
+    }
 }
