@@ -3,31 +3,25 @@
 extension ModelStore {
     /// Marks every entry stale, and returns those someone observes.
     func invalidateAll() -> [(key: Key, id: Model.ID)] {
-        state.withLock { state in
-            var observed: [(key: Key, id: Model.ID)] = []
-            var index = state.entries.values.startIndex
-            while index != state.entries.values.endIndex {
-                if state.entries.values[index].markStale() {
-                    observed.append((state.entries.keys[index], state.entries.values[index].id))
-                }
-                state.entries.values.formIndex(after: &index)
-            }
-            return observed
-        }
+        invalidate { _ in true }
     }
 
     /// Marks the entries `matches` selects as stale, and returns those someone observes, which the loader
     /// fetches again (TanStack Query's rule: what nobody watches is fetched when next asked for).
     func invalidate(where matches: (Model.ID) -> Bool) -> [(key: Key, id: Model.ID)] {
-        state.withLock { state in
+        let now = self.now
+        return state.withLock { state in
             var observed: [(key: Key, id: Model.ID)] = []
-            // In place, by index: no hashing and no copy of an entry per entry.
-            var index = state.entries.values.startIndex
-            while index != state.entries.values.endIndex {
-                if matches(state.entries.values[index].id), state.entries.values[index].markStale() {
-                    observed.append((state.entries.keys[index], state.entries.values[index].id))
+            // In place, by index: no hashing and no copy of an entry per entry. An invalidation wakes nobody
+            // (the value on show stays until the refetch).
+            var index = state.slots.values.startIndex
+            while index != state.slots.values.endIndex {
+                if matches(state.slots.values[index].id),
+                    state.slots.values[index].entry.apply(.invalidated, now: now).refetches
+                {
+                    observed.append((state.slots.keys[index], state.slots.values[index].id))
                 }
-                state.entries.values.formIndex(after: &index)
+                state.slots.values.formIndex(after: &index)
             }
             return observed
         }
@@ -35,24 +29,19 @@ extension ModelStore {
 
     /// Marks the entry for `key` stale; returns it when someone observes it.
     func invalidate(_ key: Key) -> [(key: Key, id: Model.ID)] {
-        state.withLock { state in
-            guard state.entries[key]?.markStale() == true, let id = state.entries[key]?.id else { return [] }
-            return [(key, id)]
-        }
+        guard let id = state.withLock({ $0.slots[key]?.id }) else { return [] }
+        return apply(.invalidated, to: key, id: id, isUse: false).refetches ? [(key, id)] : []
     }
 
     /// Drops what nobody observes and nobody used within the retention, then, past the count bound, the least
     /// recently used of what nobody observes.
     func sweep(_ state: inout State, now: Duration) {
         state.changesSinceSweep = 0
-        let retention = policy.retention
-        state.entries = state.entries.filter { _, entry in
-            !entry.observers.isEmpty || entry.isLoading || now - entry.lastUse < retention
-        }
-        guard state.entries.count > policy.maximumCount else { return }
-        let idle = state.entries.filter { $0.value.observers.isEmpty && !$0.value.isLoading }
+        state.slots = state.slots.filter { _, slot in !isRetentionOver(slot, now: now) }
+        guard state.slots.count > policy.maximumCount else { return }
+        let idle = state.slots.filter { $0.value.observers.isEmpty && !$0.value.entry.isLoading }
             .sorted { $0.value.useOrder < $1.value.useOrder }
-        for (key, _) in idle.prefix(state.entries.count - policy.maximumCount) { state.entries[key] = nil }
+        for (key, _) in idle.prefix(state.slots.count - policy.maximumCount) { state.slots[key] = nil }
     }
 
     /// The scheduled sweep: drops what is due, then schedules the next for the earliest retention still running
@@ -64,8 +53,8 @@ extension ModelStore {
             state.sweepDue = nil
             state.sweeper = nil
             var earliest: Duration?
-            for entry in state.entries.values where entry.observers.isEmpty && !entry.isLoading {
-                earliest = min(earliest ?? entry.lastUse, entry.lastUse)
+            for slot in state.slots.values where slot.observers.isEmpty && !slot.entry.isLoading {
+                earliest = min(earliest ?? slot.lastUse, slot.lastUse)
             }
             if let earliest { state.scheduleSweep(at: earliest + policy.retention, now: now) }
         }

@@ -7,10 +7,11 @@ extension ModelStore {
         let now = self.now
         return state.withLock { state -> UInt64 in
             state.nextObserver += 1
-            var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
-            entry.observers.insert(state.nextObserver)
-            state.use(&entry, at: now)
-            state.entries[key] = entry
+            var slot = state.slots.removeValue(forKey: key) ?? Slot(id: id, lastUse: now)
+            slot.observers.insert(state.nextObserver)
+            _ = slot.entry.apply(.subscribed, now: now)
+            state.use(&slot, at: now)
+            state.slots[key] = slot
             return state.nextObserver
         }
     }
@@ -21,23 +22,23 @@ extension ModelStore {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: Waiter) in
                 let ready = state.withLock { state -> (state: ModelState<Model>, change: UInt64)?? in
-                    // Read through the dictionary, never into a copy: a copy of the entry alive while its waits
+                    // Read through the dictionary, never into a copy: a copy of the slot alive while its waits
                     // change would copy every other observer's wait with it.
-                    guard state.entries[key]?.observers.contains(observer) == true, !Task.isCancelled else {
+                    guard state.slots[key]?.observers.contains(observer) == true, !Task.isCancelled else {
                         return .some(nil)
                     }
-                    if let changes = state.entries[key]?.changes, changes > seen,
-                        let current = state.entries[key]?.state
+                    if let changes = state.slots[key]?.entry.changes, changes > seen,
+                        let current = state.slots[key]?.entry.state
                     {
                         return .some((current, changes))
                     }
-                    state.entries[key]?.waiters[observer] = waiter
+                    state.slots[key]?.waiters[observer] = waiter
                     return .none
                 }
                 if let ready { waiter.resume(returning: ready) }
             }
         } onCancel: {
-            let waiter = state.withLock { $0.entries[key]?.waiters.removeValue(forKey: observer) }
+            let waiter = state.withLock { $0.slots[key]?.waiters.removeValue(forKey: observer) }
             waiter?.resume(returning: nil)
         }
     }
@@ -46,30 +47,23 @@ extension ModelStore {
     func unsubscribe(_ key: Key, observer: UInt64) {
         let now = self.now
         let waiter = state.withLock { state -> Waiter? in
-            guard var entry = state.entries.removeValue(forKey: key) else { return nil }
-            defer { state.entries[key] = entry }
-            guard entry.observers.remove(observer) != nil else { return nil }
-            state.use(&entry, at: now)
-            return entry.waiters.removeValue(forKey: observer)
+            guard var slot = state.slots.removeValue(forKey: key) else { return nil }
+            defer { state.slots[key] = slot }
+            guard slot.observers.remove(observer) != nil else { return nil }
+            _ = slot.entry.apply(.unsubscribed, now: now)
+            state.use(&slot, at: now)
+            return slot.waiters.removeValue(forKey: observer)
         }
         waiter?.resume(returning: nil)
     }
 
     /// How many observers `key` has.
-    func observerCount(for key: Key) -> Int { state.withLock { $0.entries[key]?.observers.count ?? 0 } }
+    func observerCount(for key: Key) -> Int { state.withLock { $0.slots[key]?.observers.count ?? 0 } }
 
     /// How many observers there are in all, and how many entries.
     var counts: (observers: Int, entries: Int) {
         state.withLock { state in
-            (state.entries.values.reduce(0) { $0 + $1.observers.count }, state.entries.count)
+            (state.slots.values.reduce(0) { $0 + $1.observers.count }, state.slots.count)
         }
-    }
-
-    /// Counts a change of `entry` and takes its waiters, to resume once the lock is released.
-    static func emit(_ entry: inout Entry) -> Wakeup? {
-        entry.changes += 1
-        guard !entry.waiters.isEmpty else { return nil }
-        defer { entry.waiters.removeAll(keepingCapacity: true) }
-        return Wakeup(waiters: Array(entry.waiters.values), state: entry.state, change: entry.changes)
     }
 }

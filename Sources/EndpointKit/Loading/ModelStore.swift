@@ -1,13 +1,14 @@
 import Foundation
 
-/// The state behind a ``ModelLoader``: one entry per request (``LoadKey``) with its value, its freshness, its
-/// load in progress and last error, and the continuations of everyone observing it.
+/// The state behind a ``ModelLoader``: one slot per request (``LoadKey``) holding the model's ``ModelEntry`` and
+/// the continuations of everyone observing it.
 ///
-/// Every change happens under one lock and reaches observers in the order it happened: an observer never sees
-/// an older value after a newer one. A load that began before a write finishes without replacing it (the write
-/// is newer than whatever the load read), and a rollback only undoes its own write.
+/// The store only runs effects. Every change is one event applied to one entry under the lock (the rules live in
+/// ``ModelEntry/apply(_:now:)``, a pure function); the observers it wakes are resumed, and the value it confirmed
+/// saved, once the lock is released, in the order the changes happened.
 final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID: Sendable {
     typealias Key = LoadKey<Model.ID>
+    typealias Entry = ModelEntry<Model>
     /// An observer waiting for the next change: resumed with the state and its change number, or `nil` once it
     /// stopped observing.
     typealias Waiter = CheckedContinuation<(state: ModelState<Model>, change: UInt64)?, Never>
@@ -21,78 +22,33 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         func resume() { for waiter in waiters { waiter.resume(returning: (state, change)) } }
     }
 
-    struct Entry {
-        var id: Model.ID
-        var value: Model?
-        /// When a value was last confirmed (loaded, revalidated or written), on the loader's clock; `nil` once
-        /// invalidated.
-        var confirmedAt: Duration?
-        var isLoading = false
-        /// The last load's failure, boxed: an `EndpointError` is about 300 bytes, and entries are walked by the
-        /// thousand when invalidated.
-        var error: EndpointError? {
-            get { failure?.error }
-            set { failure = newValue.map(Failure.init) }
-        }
-        var failure: Failure?
-        /// The latest value the server confirmed (a load, a write's answer, or a put): what a failed optimistic
-        /// write falls back to, even when a load confirmed a newer one while the write was pending.
-        var confirmedValue: Model?
-        /// Optimistic writes whose requests have not ended: a load may confirm a value meanwhile, but the value
-        /// shown stays the optimistic one until they end.
-        var pending = 0
-        /// Counts writes (puts, optimistic updates, rollbacks): a load that began under another count is older.
-        var writes: UInt64 = 0
-        /// Counts invalidations: a load that began under another count read what the invalidation declared stale.
-        var invalidations: UInt64 = 0
-        /// Whether the entry was invalidated since its last load: the next load goes past the HTTP cache.
-        var isInvalidated = false
+    /// One model's entry, who observes it, and when it was last used.
+    struct Slot {
+        let id: Model.ID
+        var entry = Entry()
         /// Who observes the entry now.
         var observers: Set<UInt64> = []
         /// Observers waiting for the next change.
         var waiters: [UInt64: Waiter] = [:]
-        /// Counts changes of the state (value, loading or error): what an observer compares with the last it saw.
-        var changes: UInt64 = 0
         var lastUse: Duration
-        /// The order of uses across entries, for least-recently-used eviction when times are equal.
+        /// The order of uses across slots, for least-recently-used eviction when times are equal.
         var useOrder: UInt64 = 0
-        /// Counts changes of `value`.
-        var revision: UInt64 = 0
 
-        /// Marks the value stale, and any load in flight as having read a stale value; returns whether anyone
-        /// observes it.
-        mutating func markStale() -> Bool {
-            confirmedAt = nil
-            invalidations &+= 1
-            isInvalidated = true
-            return !observers.isEmpty
+        init(id: Model.ID, lastUse: Duration) {
+            self.id = id
+            self.lastUse = lastUse
         }
 
-        /// Shows `model` unless it equals the value on show (for an `Equatable` model): observers get no element
-        /// for a value they already have.
-        mutating func show(_ model: Model?) {
-            guard let model, let value, ModelStore.areEqual(value, model) else {
-                value = model
-                revision += 1
-                return
-            }
+        /// Takes the waiters to wake with the entry's state, when the last change emits.
+        mutating func wakeup(if emits: Bool) -> Wakeup? {
+            guard emits, !waiters.isEmpty else { return nil }
+            defer { waiters.removeAll(keepingCapacity: true) }
+            return Wakeup(waiters: Array(waiters.values), state: entry.state, change: entry.changes)
         }
-
-        var state: ModelState<Model> {
-            var state = ModelState(value: value, isLoading: isLoading, error: error)
-            state.isWritePending = pending > 0
-            state.revision = revision
-            return state
-        }
-    }
-
-    final class Failure: Sendable {
-        let error: EndpointError
-        init(_ error: EndpointError) { self.error = error }
     }
 
     struct State {
-        var entries: [Key: Entry] = [:]
+        var slots: [Key: Slot] = [:]
         var nextObserver: UInt64 = 0
         var changesSinceSweep = 0
         var uses: UInt64 = 0
@@ -105,11 +61,11 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         /// Starts a sweeper that waits for the given time; set by the store once it exists.
         var startSweeper: (@Sendable (Duration) -> Task<Void, Never>)?
 
-        /// Marks a use of `entry` now.
-        mutating func use(_ entry: inout Entry, at now: Duration) {
+        /// Marks a use of `slot` now.
+        mutating func use(_ slot: inout Slot, at now: Duration) {
             uses += 1
-            entry.useOrder = uses
-            entry.lastUse = now
+            slot.useOrder = uses
+            slot.lastUse = now
             scheduleSweep(now: now)
         }
 
@@ -153,225 +109,97 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         state.withLock { $0.sweeper?.cancel() }
     }
 
-    /// Whether `a` equals `b`, for an `Equatable` model; `false` for any other (every value is a change).
-    static func areEqual(_ a: Model, _ b: Model) -> Bool {
-        guard let a = a as? any Equatable else { return false }
-        return a.isEqual(to: b)
+    var now: Duration { stopwatch.elapsed }
+
+    /// Applies `event` to the entry of `key` (made when missing) under the lock, marking a use unless told not
+    /// to; then, outside it, wakes the observers and saves what the server confirmed. Returns the effects.
+    @discardableResult
+    func apply(_ event: Entry.Event, to key: Key, id: Model.ID, isUse: Bool = true) -> Entry.Effects {
+        let now = self.now
+        let (effects, wakeup) = state.withLock { state -> (Entry.Effects, Wakeup?) in
+            // Taken out and put back, so that changing its collections copies nothing.
+            var slot = state.slots.removeValue(forKey: key) ?? Slot(id: id, lastUse: now)
+            let effects = slot.entry.apply(event, now: now)
+            if isUse { state.use(&slot, at: now) } else { state.scheduleSweep(now: now) }
+            let wakeup = slot.wakeup(if: effects.emits)
+            state.slots[key] = slot
+            state.changesSinceSweep += 1
+            if state.changesSinceSweep >= 64 || state.slots.count > policy.maximumCount { sweep(&state, now: now) }
+            return (effects, wakeup)
+        }
+        wakeup?.resume()
+        if let model = effects.confirmed { confirmed?(key, model) }
+        return effects
     }
 
     /// Puts back a value kept from an earlier run: shown at once, stale until revalidated.
     func restore(_ model: Model, for key: Key) {
-        let now = self.now
-        state.withLock { state in
-            guard state.entries[key] == nil else { return }
-            var entry = Entry(id: model.id, lastUse: now)
-            entry.value = model
-            entry.confirmedValue = model
-            entry.revision = 1
-            entry.changes = 1
-            state.use(&entry, at: now)
-            state.entries[key] = entry
-        }
+        guard state.withLock({ $0.slots[key] == nil }) else { return }
+        apply(.restored(model), to: key, id: model.id)
     }
 
-    var now: Duration { stopwatch.elapsed }
-
-    /// The entry's value when it is younger than the freshness; marks a use.
+    /// The entry's value when it is younger than the freshness; marks a use. An entry whose retention ended is
+    /// dropped here, whether or not its sweep has run yet.
     func freshValue(for key: Key) -> Model? {
         let now = self.now
         return state.withLock { state in
-            guard var entry = state.entries[key] else { return nil }
-            state.use(&entry, at: now)
-            state.entries[key] = entry
-            guard let confirmed = entry.confirmedAt, now - confirmed < policy.freshness else { return nil }
-            return entry.value
+            guard var slot = state.slots.removeValue(forKey: key), !isRetentionOver(slot, now: now) else { return nil }
+            state.use(&slot, at: now)
+            defer { state.slots[key] = slot }
+            return slot.entry.isFresh(at: now, freshness: policy.freshness) ? slot.entry.value : nil
         }
     }
 
-    /// The current value, fresh or not.
-    func value(for key: Key) -> Model? { state.withLock { $0.entries[key]?.value } }
+    /// The current value, fresh or not (none once its retention is over).
+    func value(for key: Key) -> Model? {
+        let now = self.now
+        return state.withLock { state in
+            guard let slot = state.slots[key], !isRetentionOver(slot, now: now) else { return nil }
+            return slot.entry.value
+        }
+    }
+
+    /// Whether nobody observes or loads `slot` and its retention ended: it is as good as swept.
+    func isRetentionOver(_ slot: Slot, now: Duration) -> Bool {
+        slot.observers.isEmpty && !slot.entry.isLoading && now - slot.lastUse >= policy.retention
+    }
 
     /// The latest value the server confirmed.
-    func confirmedValue(for key: Key) -> Model? { state.withLock { $0.entries[key]?.confirmedValue } }
-
-    /// What a load started under: the entry's write and invalidation counts.
-    struct LoadStart {
-        var writes: UInt64
-        var invalidations: UInt64
-        /// Whether an invalidation came since the last load: this one must go past the HTTP cache.
-        var isInvalidated: Bool
-    }
+    func confirmedValue(for key: Key) -> Model? { state.withLock { $0.slots[key]?.entry.confirmedValue } }
 
     /// Notes that a load starts; returns the counts it starts under.
-    func beginLoad(_ key: Key, id: Model.ID) -> LoadStart {
-        let now = self.now
-        let (start, wakeup) = state.withLock { state -> (LoadStart, Wakeup?) in
-            var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
-            entry.isLoading = true
-            state.use(&entry, at: now)
-            let wakeup = Self.emit(&entry)
-            state.entries[key] = entry
-            let start = LoadStart(
-                writes: entry.writes,
-                invalidations: entry.invalidations,
-                isInvalidated: entry.isInvalidated
-            )
-            return (start, wakeup)
-        }
-        wakeup?.resume()
-        return start
+    func beginLoad(_ key: Key, id: Model.ID) -> Entry.LoadStart {
+        let start = apply(.loadStarted, to: key, id: id).loadStart
+        return start ?? Entry.LoadStart(number: 0, writes: 0, invalidations: 0, isInvalidated: false)
     }
 
-    /// How a load ended, as the store took it.
-    enum LoadOutcome {
-        /// The value callers get.
-        case value(Model)
-        /// A write or an invalidation came while the load was in flight: what it read may predate the write, or
-        /// be what the invalidation declared stale, so the loader sends it again (past the HTTP cache after an
-        /// invalidation).
-        case superseded(invalidated: Bool)
-        /// The load failed.
-        case failed(EndpointError)
-    }
-
-    /// Records a load's outcome: the value callers get, or `superseded` when a write came while the load was in
-    /// flight (what it read may predate the write).
-    ///
-    /// `unchanged` (a 304) renews the time and emits no new value. A failure keeps the value and records the
-    /// error, except a cancellation, which only ends the loading state.
+    /// Records how a load ended: the value callers get, `superseded` when a write or an invalidation came while
+    /// it was in flight, or the failure.
     func finishLoad(
         _ key: Key,
         id: Model.ID,
-        startedUnder start: LoadStart,
+        startedUnder start: Entry.LoadStart,
         isLastTry: Bool = false,
         result: Result<(model: Model, unchanged: Bool), EndpointError>
-    ) -> LoadOutcome {
-        let now = self.now
-        var wakeup: Wakeup?
-        var newlyConfirmed: Model?
-        defer {
-            wakeup?.resume()
-            if let newlyConfirmed { confirmed?(key, newlyConfirmed) }
-        }
-        return state.withLock { state -> LoadOutcome in
-            var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
-            entry.isLoading = false
-            defer {
-                wakeup = Self.emit(&entry)
-                state.entries[key] = entry
-                state.scheduleSweep(now: now)
-                state.changesSinceSweep += 1
-                if state.changesSinceSweep >= 64 || state.entries.count > policy.maximumCount {
-                    sweep(&state, now: now)
-                }
-            }
-            switch result {
-            case .success(let loaded):
-                entry.error = nil
-                let isInvalidated = entry.invalidations != start.invalidations
-                if isInvalidated, !isLastTry {
-                    // Invalidated while the load was in flight: it may have read what the invalidation declared
-                    // stale, so it is neither shown nor taken as confirmed, and the caller asks the server again.
-                    return .superseded(invalidated: true)
-                }
-                if entry.writes != start.writes, entry.value != nil {
-                    // Written while the load was in flight: what the load read may predate the write, so it is
-                    // neither shown nor taken as confirmed, and the caller loads again.
-                    return .superseded(invalidated: false)
-                }
-                // Invalidations that kept coming: the newest read stands, and stays stale.
-                if !isInvalidated {
-                    entry.confirmedAt = now
-                    entry.isInvalidated = false
-                }
-                if !(loaded.unchanged && entry.confirmedValue != nil) {
-                    entry.confirmedValue = loaded.model
-                    newlyConfirmed = loaded.model
-                }
-                // An optimistic write in flight stays on show; the load only renews what the server confirmed.
-                if entry.pending == 0, !(loaded.unchanged && entry.value != nil) { entry.show(loaded.model) }
-                return .value(entry.value ?? loaded.model)
-            case .failure(let error):
-                if error.kind != .cancelled { entry.error = error }
-                return .failed(error)
-            }
+    ) -> Entry.LoadOutcome {
+        let loaded = result.map { Entry.Loaded(model: $0.model, isUnchanged: $0.unchanged) }
+        let event = Entry.Event.loadFinished(start: start, result: loaded, isLastTry: isLastTry)
+        switch apply(event, to: key, id: id, isUse: false).loadOutcome {
+        case let outcome?: return outcome
+        case nil: return .failed(EndpointError(.cancelled, "the load of model \(id) ended without an outcome"))
         }
     }
 
-    /// Stores `model` as the newest value (a put, an optimistic write or a rollback); returns the write count.
+    /// Stores `model` as the newest value (a put, or an optimistic write); returns the write's number.
     @discardableResult
     func write(_ model: Model?, for key: Key, id: Model.ID, confirmed: Bool) -> UInt64 {
-        let now = self.now
-        let (writes, wakeup) = state.withLock { state -> (UInt64, Wakeup?) in
-            var entry = state.entries.removeValue(forKey: key) ?? Entry(id: id, lastUse: now)
-            entry.show(model)
-            entry.writes += 1
-            state.use(&entry, at: now)
-            if confirmed {
-                entry.confirmedAt = now
-                entry.confirmedValue = model
-            } else {
-                entry.pending += 1
-            }
-            let wakeup = Self.emit(&entry)
-            state.entries[key] = entry
-            state.changesSinceSweep += 1
-            if state.changesSinceSweep >= 64 || state.entries.count > policy.maximumCount { sweep(&state, now: now) }
-            return (entry.writes, wakeup)
-        }
-        wakeup?.resume()
-        if confirmed, let model { self.confirmed?(key, model) }
-        return writes
+        apply(.written(model, confirmed: confirmed), to: key, id: id).writeNumber ?? 0
     }
 
-    /// How an optimistic write's request ended.
-    enum Outcome {
-        /// The server answered with this model.
-        case answered(Model)
-        /// The server took the write and answered nothing: the optimistic value stands.
-        case accepted
-        /// The request failed: the value goes back to the latest the server confirmed.
-        case failed
+    /// Ends the optimistic write numbered `write` (see ``ModelEntry``): its outcome is shown only when no newer
+    /// write came since, and a rollback shows the latest value the server confirmed, or `previous`.
+    func settle(_ key: Key, write: UInt64, outcome: Entry.WriteOutcome, previous: Model?) {
+        guard let id = state.withLock({ $0.slots[key]?.id }) else { return }
+        apply(.writeSettled(write: write, outcome: outcome, previous: previous), to: key, id: id, isUse: false)
     }
-
-    /// Ends the optimistic write numbered `write`. Its outcome is shown only when no newer write came since; a
-    /// rollback shows the latest value the server confirmed (a load may have confirmed a newer one than the value
-    /// before the write), or `previous` when there is none.
-    func settle(_ key: Key, write: UInt64, outcome: Outcome, previous: Model?) {
-        let now = self.now
-        var newlyConfirmed: Model?
-        let wakeup = state.withLock { state -> Wakeup? in
-            // Taken out and put back, so that changing its collections copies nothing.
-            guard var entry = state.entries.removeValue(forKey: key) else { return nil }
-            defer {
-                state.entries[key] = entry
-                state.scheduleSweep(now: now)
-            }
-            entry.pending = max(0, entry.pending - 1)
-            // A newer write stands; observers still learn that this one is no longer pending.
-            guard entry.writes == write else { return Self.emit(&entry) }
-            switch outcome {
-            case .answered(let answer):
-                entry.show(answer)
-                entry.confirmedValue = answer
-                entry.confirmedAt = now
-                newlyConfirmed = answer
-            case .accepted:
-                entry.confirmedValue = entry.value
-                entry.confirmedAt = now
-                newlyConfirmed = entry.value
-            case .failed:
-                entry.show(entry.confirmedValue ?? previous)
-            }
-            entry.writes += 1
-            return Self.emit(&entry)
-        }
-        wakeup?.resume()
-        if let newlyConfirmed { confirmed?(key, newlyConfirmed) }
-    }
-}
-
-extension Equatable {
-    /// Whether `other` is a value of this type equal to this one.
-    fileprivate func isEqual(to other: Any) -> Bool { (other as? Self) == self }
 }
