@@ -122,23 +122,6 @@ struct CacheStep: Sendable {
         return response(from: selected, to: request, age: true)
     }
 
-    /// Revalidates `entry` in the background once (`stale-while-revalidate`): a 304 freshens it, a storable
-    /// response replaces it, and anything else leaves it as it is.
-    func revalidateInBackground(_ request: TransportRequest, transport: any Transport, options: TransportOptions) {
-        guard cache.beginBackgroundRevalidation(of: key) else { return }
-        let step = self
-        Task {
-            defer { step.cache.endBackgroundRevalidation(of: step.key) }
-            let sentAt = step.cache.now()
-            guard var response = try? await transport.send(request, options: options),
-                case .collect(let limit) = options.body,
-                let body = try? await response.body.collect(upTo: limit)
-            else { return }
-            response.body = ResponseBody(body)
-            _ = step.finish(response, to: request, sentAt: sentAt)
-        }
-    }
-
     /// A stored entry as a response to `request`, with an `Age` header when `age` is `true` (§5.1).
     private func response(from entry: HTTPCache.Entry, to request: TransportRequest, age: Bool) -> TransportResponse {
         var headers = entry.headers

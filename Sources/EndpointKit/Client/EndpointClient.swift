@@ -34,6 +34,9 @@ public struct EndpointClient: Sendable {
     public let defaults: RequestDefaults
     /// The engine every verb runs: middleware, attempts and their deadline, hops, the transport, validators.
     let pipeline: Pipeline
+    /// Owns the client's background work (a `stale-while-revalidate` revalidation): cancelled when the last copy
+    /// of the client goes.
+    let background = TaskOwner()
     /// The decoder actually used: a copy of the defaults' decoder that also names the envelope key, so the
     /// caller's decoder is never mutated.
     let responseDecoder: JSONDecoder
@@ -96,7 +99,8 @@ public struct EndpointClient: Sendable {
             observers: observers + middleware.compactMap { $0 as? any ExchangeObserver },
             clock: clock,
             redactor: Redactor(defaults),
-            cache: cache
+            cache: cache,
+            background: background
         )
         let responseDecoder = defaults.decoder.copy()
         if let key = envelope.key { responseDecoder.userInfo[.networkResponseKey] = key }

@@ -34,6 +34,16 @@ final class TaskOwner: Sendable {
         }
     }
 
+    /// A reference to an owner that does not keep it alive: what work that may itself hold on to the owner's
+    /// holder (a client's pipeline) uses to start more work.
+    final class Reference: @unchecked Sendable {
+        // Safe because `owner` is written once, in `init`, before the reference is shared; weak references are
+        // read atomically.
+        private(set) weak var owner: TaskOwner?
+
+        init(_ owner: TaskOwner) { self.owner = owner }
+    }
+
     private func forget(_ id: UInt64) {
         _ = state.withLock { $0.tasks.removeValue(forKey: id) }
     }

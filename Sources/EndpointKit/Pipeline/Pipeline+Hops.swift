@@ -50,145 +50,126 @@ extension Pipeline {
             }
         }
 
-        /// One hop: the last check of the request, the transport, and the body as the caller asked for it.
+        /// One hop, as a chain of steps: observe → cache (serves, or makes the request conditional) → the header
+        /// check, truly last, on what goes on the wire → the transport and the body.
         private func send(_ request: TransportRequest, options: TransportOptions, hop: Int) async throws
             -> TransportResponse
         {
-            if let problem = request.problem {
-                throw EndpointError(.invalidRequest, problem)
-            }
-            let call = context.call
-            let attempt = self.attempt
-            let redactor = pipeline.redactor
-            call?.remember(request)
-            let isObserved = call?.isObserved == true
-            let start = isObserved ? Stopwatch(context.clock) : nil
-            var received = 0
-            var statusCode: Int?
-            var isStreamed = false
-            var source = ResponseSource.network
-            // What goes on the wire: the request, or the cache's conditional form of it.
-            var outgoing = request
-            func complete(_ error: EndpointError?) {
-                guard let call, let start else { return }
-                var record = ExchangeRecord(
-                    request: outgoing,
-                    redactor: redactor,
-                    statusCode: statusCode,
-                    bytesReceived: received,
-                    duration: start.elapsed,
-                    attempt: attempt,
-                    hop: hop,
-                    error: error
-                )
-                record.isStreamed = isStreamed
-                record.source = source
-                record.isLogged = context.options.isLogged
-                call.emit(.exchangeCompleted(record))
-            }
-            /// A stored response handed back without sending: observed like an exchange, marked as the cache's.
-            func served(_ stored: TransportResponse) -> TransportResponse {
-                call?.headArrived(nil)
-                statusCode = stored.statusCode
-                received = stored.bufferedBody.count
-                source = stored.source
-                call?.emit(.cache(attempt: attempt, request: redactor.summary(of: request), source: stored.source))
-                complete(nil)
-                return stored
-            }
-            var options = options
-            if let call, isObserved, request.body != nil {
-                options.uploadProgress = { sent, expected in
-                    call.emit(.bytesSent(attempt: attempt, sent: sent, expected: expected))
-                }
-            }
-            // The cache answers, or makes the request conditional, when the body is collected.
+            context.call?.remember(request)
+            var observation = HopObservation(
+                call: context.call,
+                request: request,
+                context: context,
+                redactor: pipeline.redactor,
+                attempt: attempt,
+                hop: hop
+            )
+            let options = reportingUpload(of: request, options: options)
             let step = CacheStep(
                 cache: pipeline.cache,
                 request: request,
                 options: context.options,
                 body: options.body,
-                redactor: redactor
+                redactor: pipeline.redactor
             )
             if let step {
                 switch try step.decide(for: request) {
                 case .serve(let stored):
-                    return served(stored)
-                case .serveWhileRevalidating(let stored, let conditional):
-                    step.revalidateInBackground(conditional, transport: pipeline.transport, options: options)
-                    return served(stored)
+                    return observation.served(stored, for: request)
+                case .serveWhileRevalidating(let stored, _):
+                    step.revalidateInBackground(owner: pipeline.background) { [pipeline, prepared] in
+                        await pipeline.revalidate(prepared, body: options.body)
+                    }
+                    return observation.served(stored, for: request)
                 case .send(let conditional):
-                    outgoing = conditional
+                    observation.outgoing = conditional
                 }
             }
+            // The header check sees what goes on the wire, the conditions the cache added included.
+            if let problem = observation.outgoing.problem { throw EndpointError(.invalidRequest, problem) }
+            return try await transmit(request, options: options, hop: hop, step: step, observation: &observation)
+        }
+
+        /// The transport and the body: the response to `request` as the caller asked for its body, with the
+        /// cache's part after it (store, freshen from a 304, or a stale response in place of a failure).
+        private func transmit(
+            _ request: TransportRequest,
+            options: TransportOptions,
+            hop: Int,
+            step: CacheStep?,
+            observation: inout HopObservation
+        ) async throws -> TransportResponse {
             let sentAt = step?.cache.now()
             do {
-                var response = try await pipeline.transport.send(outgoing, options: options)
-                call?.headArrived(response.headReceivedAt)
+                var response = try await pipeline.transport.send(observation.outgoing, options: options)
                 if response.url == nil { response.url = request.url }
-                statusCode = response.statusCode
-                call?.emit(
-                    .responseReceived(
-                        attempt: attempt,
-                        request: redactor.summary(of: request),
-                        statusCode: response.statusCode
-                    )
-                )
+                observation.headArrived(response, for: request)
                 pipeline.cache?.invalidate(after: request, statusCode: response.statusCode, headers: response.headers)
-                guard case .collect(let limit) = options.body else {
-                    // Streamed to the caller; an error status's body is read here (up to what an error keeps), so
-                    // that the error carries it.
-                    if !response.isSuccess {
-                        let data = try await response.body.prefix(EndpointError.bodyLimit)
-                        received = data.count
-                        response.body = ResponseBody(data)
-                    } else {
-                        isStreamed = true
-                    }
-                    complete(nil)
-                    return response
-                }
-                // Read in full inside the attempt, so that retries and the deadline cover the body too.
-                let expected = response.body.length
-                let progress: ((Int) -> Void)? =
-                    isObserved
-                    ? { count in call?.emit(.bytesReceived(attempt: attempt, received: count, expected: expected)) }
-                    : nil
-                let data = try await response.body.collect(upTo: limit, progress: progress)
-                received = data.count
-                response.body = ResponseBody(data)
-                if let step, let sentAt {
+                response = try await readBody(of: response, options: options, observation: &observation)
+                if let step, let sentAt, !observation.isStreamed {
                     guard let finished = step.finish(response, to: request, sentAt: sentAt) else {
                         // A 304 for nothing stored: once more, without conditions.
-                        complete(nil)
-                        var bare = context
-                        bare.options.isCached = false
-                        let again = Hops(
-                            pipeline: pipeline,
-                            prepared: prepared,
-                            body: body,
-                            context: bare,
-                            attempt: attempt
-                        )
-                        return try await again.send(request, options: options, hop: hop)
+                        observation.complete(nil)
+                        return try await uncached().send(request, options: options, hop: hop)
                     }
-                    response = finished
                     // The record keeps what the wire carried (a 304 of no bytes); the caller gets the stored 200.
-                    source = response.source
-                    call?.emit(
-                        .cache(attempt: attempt, request: redactor.summary(of: request), source: response.source)
-                    )
+                    response = finished
+                    observation.source = response.source
+                    observation.cacheAnswered(response.source, for: request)
                 }
-                complete(nil)
+                observation.complete(nil)
                 return response
             } catch {
                 let wrapped = EndpointError.wrapping(error)
-                complete(wrapped)
+                observation.complete(wrapped)
                 if wrapped.kind != .cancelled, let stale = step?.staleOnError(to: request) {
-                    return served(stale)
+                    return observation.served(stale, for: request)
                 }
                 throw wrapped
             }
+        }
+
+        /// The body as the caller asked for it: collected whole inside the attempt (so that retries and the
+        /// deadline cover it too), or left streaming, with an error status's body read here so the error keeps it.
+        private func readBody(
+            of response: TransportResponse,
+            options: TransportOptions,
+            observation: inout HopObservation
+        ) async throws -> TransportResponse {
+            var response = response
+            guard case .collect(let limit) = options.body else {
+                if !response.isSuccess {
+                    let data = try await response.body.prefix(EndpointError.bodyLimit)
+                    observation.received = data.count
+                    response.body = ResponseBody(data)
+                } else {
+                    observation.isStreamed = true
+                }
+                return response
+            }
+            let progress = observation.bodyProgress(expected: response.body.length)
+            let data = try await response.body.collect(upTo: limit, progress: progress)
+            observation.received = data.count
+            response.body = ResponseBody(data)
+            return response
+        }
+
+        /// `options` reporting the upload's progress to the call's observers, when someone observes them.
+        private func reportingUpload(of request: TransportRequest, options: TransportOptions) -> TransportOptions {
+            guard let call = context.call, call.isObserved, request.body != nil else { return options }
+            var options = options
+            let attempt = self.attempt
+            options.uploadProgress = { sent, expected in
+                call.emit(.bytesSent(attempt: attempt, sent: sent, expected: expected))
+            }
+            return options
+        }
+
+        /// These hops with the cache out of them.
+        private func uncached() -> Hops {
+            var bare = context
+            bare.options.isCached = false
+            return Hops(pipeline: pipeline, prepared: prepared, body: body, context: bare, attempt: attempt)
         }
     }
 }

@@ -21,6 +21,8 @@ struct Pipeline: Sendable {
     let deadlines: DeadlineEnforcement
     /// The HTTP cache, or `nil` when the client has none.
     let cache: HTTPCache?
+    /// The client's owner of background work (a revalidation), held weakly: the work holds this pipeline.
+    let background: TaskOwner.Reference
 
     /// How many times validators may ask to send one call again.
     static let maxValidatorRetries = 3
@@ -33,7 +35,8 @@ struct Pipeline: Sendable {
         observers: [any ExchangeObserver],
         clock: any Clock<Duration>,
         redactor: Redactor,
-        cache: HTTPCache?
+        cache: HTTPCache?,
+        background: TaskOwner
     ) {
         self.transport = transport
         self.middleware = middleware
@@ -43,6 +46,7 @@ struct Pipeline: Sendable {
         self.clock = clock
         self.redactor = redactor
         self.cache = cache
+        self.background = TaskOwner.Reference(background)
         deadlines = transport.enforcesTimeout && clock is ContinuousClock ? .byTransport : .byTimer(clock)
     }
 
