@@ -28,8 +28,7 @@ import Foundation
 ///   cancelled stops waiting at once; the request is cancelled when nobody waits for it.
 public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable where Model.ID: Sendable {
     /// Loads `id`; with `revalidate`, asks the server even past a fresh HTTP cache entry. `unchanged` is a 304.
-    private let fetch:
-        @Sendable (Model.ID, _ revalidate: Bool) async throws(EndpointError) -> (model: Model, unchanged: Bool)
+    private let fetch: ModelSource<Model>.Fetch
     /// What makes two loads the same: the request they send, not `Model.ID`'s `==` (canonically equivalent
     /// string IDs are equal, yet percent-encode to different URLs).
     let key: @Sendable (Model.ID) -> LoadKey<Model.ID>
@@ -88,24 +87,20 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         keeping persistence: Keeping?,
         endpoint: @escaping @Sendable (Model.ID) -> Endpoint<Kind, Model>
     ) {
-        fetch = { id, revalidate async throws(EndpointError) in
-            var request = endpoint(id)
-            if revalidate { request.options.cacheDirectives.noCache = true }
-            let response = try await client.exchange(for: request, using: requestData)
-            // A 304 or a stored response: the same representation the store may already have.
-            return (response.value, response.source != .network)
-        }
-        let environment = client.environment
-        key = { id in
-            let request = endpoint(id)
-            guard let url = try? request.makeURL(in: environment) else { return LoadKey(exactly: id) }
-            return .request(method: request.method.rawValue, url: url.absoluteString)
-        }
-        store = ModelStore(policy: policy, clock: client.clock, confirmed: persistence?.save)
-        batcher = nil
-        if let persistence {
-            for model in persistence.kept { store.restore(model, for: key(model.id)) }
-        }
+        self.init(
+            source: .endpoint(client: client, using: requestData, endpoint: endpoint),
+            policy: policy,
+            keeping: persistence
+        )
+    }
+
+    /// Every loader: its source, its policy, and what a persistence kept and saves.
+    init(source: ModelSource<Model>, policy: ModelStorePolicy, keeping persistence: Keeping? = nil) {
+        fetch = source.fetch
+        key = source.key
+        batcher = source.batcher
+        store = ModelStore(policy: policy, clock: source.clock, confirmed: persistence?.save)
+        for model in persistence?.kept ?? [] { store.restore(model, for: key(model.id)) }
     }
 
     /// What a ``ModelPersistence`` gives a loader: a save of each confirmed value under its key, and the models
@@ -128,24 +123,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         policy: ModelStorePolicy = ModelStorePolicy(),
         batch: ModelBatch<Kind, Model>
     ) {
-        let batcher = ModelBatcher<Model>(maximumSize: batch.maximumSize, window: batch.window, clock: client.clock) {
-            ids,
-            revalidate async throws(EndpointError) in
-            var request = batch.endpoint(ids)
-            if revalidate { request.options.cacheDirectives.noCache = true }
-            let response = try await client.exchange(for: request, using: requestData)
-            let redactor = client.redactor
-            let summary = response.url.map {
-                RequestSummary(method: request.method, redactedURL: redactor.redactedString(for: $0))
-            }
-            return (response.value, summary)
-        }
-        fetch = { id, revalidate async throws(EndpointError) in
-            (try await batcher.load(id, revalidate: revalidate), false)
-        }
-        key = { LoadKey(exactly: $0) }
-        store = ModelStore(policy: policy, clock: client.clock)
-        self.batcher = batcher
+        self.init(source: .batch(client: client, using: requestData, batch: batch), policy: policy)
     }
 
     /// Creates a loader through a batch endpoint whose kind needs no request data.
@@ -171,10 +149,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         clock: any Clock<Duration> = ContinuousClock(),
         load: @escaping @Sendable (Model.ID) async throws(EndpointError) -> Model
     ) {
-        fetch = { id, _ async throws(EndpointError) in (try await load(id), false) }
-        key = { LoadKey(exactly: $0) }
-        store = ModelStore(policy: policy, clock: clock)
-        batcher = nil
+        self.init(source: .function(clock: clock, load: load), policy: policy)
     }
 
     // MARK: Reading
@@ -304,7 +279,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         _ id: Model.ID,
         key: LoadKey<Model.ID>,
         revalidate: Bool,
-        fetch: @escaping @Sendable (Model.ID, Bool) async throws(EndpointError) -> (model: Model, unchanged: Bool),
+        fetch: @escaping ModelSource<Model>.Fetch,
         store: ModelStore<Model>,
         inFlight: SharedLoads<LoadKey<Model.ID>, Model>
     ) async throws(EndpointError) -> Model {

@@ -26,7 +26,8 @@ public protocol ModelPersistence: Sendable {
 /// A ``ModelPersistence`` in a directory you name, with the HTTP cache's disk rules: each value written to a
 /// temporary file and renamed into place (a crash mid-write leaves the old value or none, and a file that does
 /// not read back whole is ignored), safe when several processes share the directory, bounded (past
-/// ``maximumCount`` models, the least recently saved go first), files named by keyed hashes and readable by their
+/// ``maximumCount`` models or ``maximumSize`` bytes, the least recently saved go first), files named by keyed
+/// hashes and readable by their
 /// owner only, and everything under `v1/` so that another release's format is ignored rather than misread.
 ///
 ///     let loader = ModelLoader<Item>(client: client, persistence: try DiskModelPersistence(directory: folder)) {
@@ -37,11 +38,14 @@ public final class DiskModelPersistence: ModelPersistence {
     public let directory: URL
     /// The most models kept; past it, the least recently saved are removed.
     public let maximumCount: Int
+    /// The most bytes the stored models may take together; past it, the least recently saved are removed, and a
+    /// model larger than it is not stored.
+    public let maximumSize: Int
     /// What opening the directory found damaged and repaired (a key file cut short, a folder that was a file), one
     /// sentence each; empty when it was whole. Damage never stops the persistence from opening: it starts empty.
     public let repairs: [String]
-    /// Saves since the directory was last counted.
-    private let savesSinceTrim = Locked(0)
+    /// Saves, and bytes saved, since the directory was last measured.
+    private let sinceTrim = Locked((saves: 0, bytes: 0))
     private let models: URL
     private let temporary: URL
     private let authenticator: SHA256.Authenticator
@@ -50,12 +54,13 @@ public final class DiskModelPersistence: ModelPersistence {
     static let endMark = Array("EKM.".utf8)
 
     /// Opens (or creates) the persistence in `directory`, keeping at most `maximumCount` models (10,000 unless
-    /// given).
+    /// given) of at most `maximumSize` bytes together (64 MiB unless given).
     ///
     /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be created or written to.
-    public init(directory: URL, maximumCount: Int = 10_000) throws(EndpointError) {
+    public init(directory: URL, maximumCount: Int = 10_000, maximumSize: Int = 64 << 20) throws(EndpointError) {
         self.directory = directory
         self.maximumCount = max(1, maximumCount)
+        self.maximumSize = max(0, maximumSize)
         let root = directory.appendingPathComponent("v1", isDirectory: true)
         models = root.appendingPathComponent("models", isDirectory: true)
         temporary = root.appendingPathComponent("tmp", isDirectory: true)
@@ -90,30 +95,44 @@ public final class DiskModelPersistence: ModelPersistence {
     public func save(_ data: Data, forKey key: String) {
         let name = authenticator.code(for: key).prefix(20).hexadecimal
         let file = models.appendingPathComponent(name)
+        guard data.count + Self.formatMark.count + Self.endMark.count <= maximumSize else {
+            // Too large to keep: an older value of it must not stand in for it either.
+            unlink(file.path)
+            return
+        }
         var bytes = Data(Self.formatMark)
         bytes.append(data)
         bytes.append(contentsOf: Self.endMark)
         PrivateFile.write(bytes, to: file, through: temporary)
-        // Counted now and then, not on every save: a directory listing per save would cost more than the save.
-        let due = savesSinceTrim.withLock { saves -> Bool in
-            saves += 1
-            guard saves >= max(1, maximumCount / 10) else { return false }
-            saves = 0
+        // Measured now and then, not on every save: a directory listing per save would cost more than the save.
+        let due = sinceTrim.withLock { since -> Bool in
+            since.saves += 1
+            since.bytes += bytes.count
+            guard since.saves >= max(1, maximumCount / 10) || since.bytes >= max(1, maximumSize / 10) else {
+                return false
+            }
+            since = (0, 0)
             return true
         }
         if due { trim() }
     }
 
-    /// Removes the least recently saved models past ``maximumCount``.
+    /// Removes the least recently saved models past ``maximumCount`` and ``maximumSize``.
     func trim() {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: models.path)) ?? []
-        guard names.count > maximumCount else { return }
-        let dated = names.map { name -> (path: String, saved: Date) in
+        let files = names.map { name -> (path: String, saved: Date, size: Int) in
             let path = models.appendingPathComponent(name).path
-            let saved = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? nil
-            return (path, saved ?? .distantPast)
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            let saved = attributes?[.modificationDate] as? Date ?? .distantPast
+            return (path, saved, (attributes?[.size] as? NSNumber)?.intValue ?? 0)
         }
-        for file in dated.sorted(by: { $0.saved < $1.saved }).prefix(names.count - maximumCount) { unlink(file.path) }
+        var count = files.count
+        var size = files.reduce(0) { $0 + $1.size }
+        for file in files.sorted(by: { $0.saved < $1.saved }) where count > maximumCount || size > maximumSize {
+            unlink(file.path)
+            count -= 1
+            size -= file.size
+        }
     }
 
     /// Removes every stored model.

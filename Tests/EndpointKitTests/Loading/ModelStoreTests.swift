@@ -316,6 +316,21 @@ where S.Element: Sendable {
         #expect(kept.contains("24"))
     }
 
+    @Test("The disk persistence keeps at most its maximum size in bytes, the least recently saved going first")
+    func persistenceSizeBound() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ek-models-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let persistence = try DiskModelPersistence(directory: folder, maximumSize: 10_000)
+        let model = Data(repeating: UInt8(ascii: "x"), count: 992)  // 1,000 bytes a file with its marks
+
+        for index in 0..<25 { persistence.save(model, forKey: "key \(index)") }
+        persistence.save(Data(repeating: 1, count: 20_000), forKey: "too large")
+        persistence.trim()
+
+        let sizes = persistence.storedModels().map(\.count)
+        #expect(sizes.count == 10 && sizes.allSatisfy { $0 == 992 }, "\(sizes.count) models kept")
+    }
+
     @Test("loadModels returns the models in the order of the IDs, repeats included, one request per distinct ID")
     func loadModelsInOrder() async throws {
         let loader = loader()
