@@ -101,6 +101,10 @@ extension Pipeline {
         ) async throws -> TransportResponse {
             let sentAt = step?.cache.now()
             do {
+                // Never handed to a transport once cancelled, whatever it would do with a task cancelled early.
+                if Task.isCancelled {
+                    throw EndpointError(.cancelled, "the task was cancelled before the request was sent")
+                }
                 var response = try await pipeline.transport.send(observation.outgoing, options: options)
                 if response.url == nil { response.url = request.url }
                 observation.headArrived(response, for: request)

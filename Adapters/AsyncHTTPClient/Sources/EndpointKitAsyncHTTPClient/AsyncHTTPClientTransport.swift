@@ -96,6 +96,8 @@ public final class AsyncHTTPClientTransport: Transport {
     /// as its reader asks for it.
     public func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
         try Self.checkPort(of: request.url)
+        // A task cancelled before it gets here is never handed to the client's pool.
+        if Task.isCancelled { throw EndpointError(.cancelled, "the task was cancelled before the request was sent") }
         if case .collect(let limit) = options.body {
             return try await sendCollecting(request, limit: limit, options: options)
         }
