@@ -46,20 +46,7 @@ enum DemoServer {
             item.name = renamed.name(for: id) ?? item.name
             return try .json(encoder.encode(item))
         }
-        if path == "/v1/catalogue" {
-            // The catalogue, two items a page, linked by `Link: rel="next"`, each page with its own ETag and
-            // `max-age=0`, so that a second walk asks again and gets 304s.
-            let page = components.queryItems?.first(where: { $0.name == "page" })?.value.flatMap { Int($0) } ?? 1
-            let items = Array(catalogue.dropFirst((page - 1) * 2).prefix(2))
-            let tag = "\"page-\(page)-\(items.map { String($0.id) }.joined(separator: "."))\""
-            var headers: HTTPHeaders = [.eTag: tag, .cacheControl: "private, max-age=0"]
-            if page * 2 < catalogue.count { headers[.link] = "</v1/catalogue?page=\(page + 1)>; rel=\"next\"" }
-            if request.headers[.ifNoneMatch]?.contains(tag) == true {
-                return .response(status: 304, headers: headers)
-            }
-            headers[.contentType] = "application/json"
-            return try .response(status: 200, headers: headers, body: encoder.encode(items))
-        }
+        if path == "/v1/catalogue" { return try cataloguePage(components, request: request) }
         if path == "/v1/files/catalogue.bin" {
             // A 1 MiB file that streams in 16 chunks, for the download step's progress bar.
             let chunk = Data(repeating: 0x2A, count: 64 << 10)
@@ -86,6 +73,24 @@ enum DemoServer {
             return try .json(encoder.encode(SearchResults(items: found)))
         }
         return .status(404)
+    }
+}
+
+extension DemoServer {
+    /// The catalogue, two items a page, linked by `Link: rel="next"`, each page with its own ETag and `max-age=0`,
+    /// so that a second walk asks again and gets 304s.
+    fileprivate static func cataloguePage(_ components: URLComponents, request: TransportRequest) throws -> StubResponse
+    {
+        let page = components.queryItems?.first(where: { $0.name == "page" })?.value.flatMap { Int($0) } ?? 1
+        let items = Array(catalogue.dropFirst((page - 1) * 2).prefix(2))
+        let tag = "\"page-\(page)-\(items.map { String($0.id) }.joined(separator: "."))\""
+        var headers: HTTPHeaders = [.eTag: tag, .cacheControl: "private, max-age=0"]
+        if page * 2 < catalogue.count { headers[.link] = "</v1/catalogue?page=\(page + 1)>; rel=\"next\"" }
+        if request.headers[.ifNoneMatch]?.contains(tag) == true {
+            return .response(status: 304, headers: headers)
+        }
+        headers[.contentType] = "application/json"
+        return try .response(status: 200, headers: headers, body: JSONEncoder().encode(items))
     }
 }
 

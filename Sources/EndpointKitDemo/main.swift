@@ -97,10 +97,12 @@ await step("A model store: a list and a detail screen observe item 1; an edit sh
     () async throws(EndpointError) in
     let store = ModelLoader<Item>(client: client) { id in .item(id) }
     let screens = ScreenLog()
+    // Kept, and cancelled once the screens are done.
     let watchers = ["list", "detail"].map { screen in
-        Task {
+        let watcher = Task {
             for try await item in store.publisher(forID: 1) { screens.show(screen, item.name) }
         }
+        return watcher
     }
     await screens.wait(until: "Green tea")
     print("  ✓ both screens show \"Green tea\" (one GET, shared)")

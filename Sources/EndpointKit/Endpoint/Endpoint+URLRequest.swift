@@ -66,47 +66,10 @@ extension Endpoint {
         let isAtOrigin = isAtOrigin(of: environment)
         let environmentHeaders = isAtOrigin ? environment.headers : HTTPHeaders()
         var headers = self.headers.merging(defaults: environmentHeaders).merging(defaults: defaults.headers)
-        var body: TransportRequest.Body?
-        var temporaryFile: URL?
-        if let requestBody = self.body {
-            guard method != .get, method != .head else {
-                throw invalid("a \(method) request cannot have a body")
-            }
-            let content: RequestBodyContent
-            do {
-                content = try requestBody.makeContent(context: RequestBodyContext(jsonEncoder: defaults.encoder))
-            } catch {
-                throw EndpointError(
-                    .encodingFailed,
-                    "the \(type(of: requestBody)) body could not be encoded: \(error)",
-                    request: summary(),
-                    underlyingError: error
-                )
-            }
-            if let contentType = content.contentType, !headers.contains(.contentType) {
-                headers[.contentType] = contentType
-            }
-            do {
-                switch content.source {
-                case .data(let data):
-                    body = .data(data)
-                case .file(let file):
-                    body = try .file(file)
-                case .temporaryFile(let file):
-                    temporaryFile = file
-                    body = try .file(file)
-                case .stream(let makeStream):
-                    body = .inputStream(makeStream)
-                }
-            } catch {
-                throw EndpointError(
-                    .encodingFailed,
-                    "the body file could not be read: \(error)",
-                    request: summary(),
-                    underlyingError: error
-                )
-            }
+        guard self.body == nil || (method != .get && method != .head) else {
+            throw invalid("a \(method) request cannot have a body")
         }
+        let (body, temporaryFile) = try makeBody(setting: &headers, encoder: defaults.encoder, summary: summary)
 
         var request = TransportRequest(method: method, url: url, headers: headers, body: body)
         do {
@@ -132,6 +95,38 @@ extension Endpoint {
             leavesEnvironmentOrigin: !isAtOrigin,
             temporaryBodyFile: temporaryFile
         )
+    }
+
+    /// The request's body as a transport sends it, with its `Content-Type` set unless the headers name one, and the
+    /// temporary file it was written to, if any (a multipart body), which the call removes once sent.
+    private func makeBody(
+        setting headers: inout HTTPHeaders,
+        encoder: JSONEncoder,
+        summary: () -> RequestSummary
+    ) throws(EndpointError) -> (body: TransportRequest.Body?, temporaryFile: URL?) {
+        guard let requestBody = self.body else { return (nil, nil) }
+        func failure(_ message: String, _ error: any Error) -> EndpointError {
+            EndpointError(.encodingFailed, message, request: summary(), underlyingError: error)
+        }
+        let content: RequestBodyContent
+        do {
+            content = try requestBody.makeContent(context: RequestBodyContext(jsonEncoder: encoder))
+        } catch {
+            throw failure("the \(type(of: requestBody)) body could not be encoded: \(error)", error)
+        }
+        if let contentType = content.contentType, !headers.contains(.contentType) {
+            headers[.contentType] = contentType
+        }
+        do {
+            switch content.source {
+            case .data(let data): return (.data(data), nil)
+            case .file(let file): return (try .file(file), nil)
+            case .temporaryFile(let file): return (try .file(file), file)
+            case .stream(let makeStream): return (.inputStream(makeStream), nil)
+            }
+        } catch {
+            throw failure("the body file could not be read: \(error)", error)
+        }
     }
 
     /// A timeout setting as the engine keeps it: `nil` for none (unset, or ``Duration/longestServerWait`` and

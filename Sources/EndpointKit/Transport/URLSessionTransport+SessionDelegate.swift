@@ -285,69 +285,27 @@ extension URLSessionTransport {
             exchange.body?.finish(throwing: nil)
         }
 
+        /// What a response head leads to, decided under the lock and carried out after it.
+        private enum HeadAction {
+            case none
+            case deliver(
+                CheckedContinuation<TransportResponse, any Error>,
+                TransportResponse,
+                sink: (
+                    provider: @Sendable (Int, HTTPHeaders) -> (@Sendable (Data) throws -> Void)?, channel: BodyChannel
+                )?
+            )
+            case fail(CheckedContinuation<TransportResponse, any Error>, EndpointError)
+        }
+
         /// Takes in `task`'s response head, once: a streaming caller gets it now, a collecting one keeps
         /// waiting unless the announced length already passes its limit.
         private func receive(_ response: URLResponse, for task: URLSessionTask) {
-            enum Action {
-                case none
-                case deliver(
-                    CheckedContinuation<TransportResponse, any Error>,
-                    TransportResponse,
-                    sink: (
-                        provider: @Sendable (Int, HTTPHeaders) -> (@Sendable (Data) throws -> Void)?,
-                        channel: BodyChannel
-                    )?
-                )
-                case fail(CheckedContinuation<TransportResponse, any Error>, EndpointError)
-            }
-            let action = exchanges.withLock { exchanges -> Action in
+            let action = exchanges.withLock { exchanges -> HeadAction in
                 guard let exchange = exchanges[task.taskIdentifier], exchange.response == nil,
                     let caller = exchange.caller
                 else { return .none }
-                guard let http = response as? HTTPURLResponse else {
-                    exchange.caller = nil
-                    return .fail(caller, EndpointError(.transportFailed, "the response is not an HTTP response"))
-                }
-                // Linux URLSession reports each informational head (103 Early Hints, 100 Continue) before the final
-                // one: they are never the answer. A 101 nobody asked for leaves HTTP altogether.
-                if (100..<200).contains(http.statusCode) {
-                    guard http.statusCode == 101 else { return .none }
-                    exchange.caller = nil
-                    return .fail(
-                        caller,
-                        URLSessionTransport.switchedProtocols(headers: URLSessionTransport.headers(of: http))
-                    )
-                }
-                exchange.response = http
-                exchange.headReceivedAt = .now
-                let headers = URLSessionTransport.headers(of: http)
-                exchange.headers = headers
-                let length = headers.announcedBodyLength(statusCode: http.statusCode, isHead: exchange.isHead)
-                    .flatMap { Int(exactly: $0) }
-                exchange.announcedLength = length
-                guard let body = exchange.body else {
-                    // The whole body is collected before the caller wakes, unless it is announced too large.
-                    guard let limit = exchange.wholeBodyLimit else { return .none }
-                    do throws(EndpointError) {
-                        exchange.collector = try BodyCollector(limit: limit, announced: length)
-                        return .none
-                    } catch {
-                        exchange.caller = nil
-                        return .fail(caller, error)
-                    }
-                }
-                exchange.caller = nil
-                if !exchange.timeoutCoversBody, let deadline = exchange.deadline {
-                    DeadlineScheduler.shared.cancel(deadline)
-                    exchange.deadline = nil
-                }
-                var streamed = Self.transportResponse(
-                    http,
-                    headers: headers,
-                    body: ResponseBody(length: length, channel: body)
-                )
-                streamed.headReceivedAt = exchange.headReceivedAt
-                return .deliver(caller, streamed, sink: exchange.bodySink.map { ($0.open, body) })
+                return Self.takeHead(response, into: exchange, caller: caller)
             }
             switch action {
             case .none: break
@@ -362,6 +320,54 @@ extension URLSessionTransport {
                 caller.resume(throwing: error)
                 Self.stop(task)
             }
+        }
+
+        /// Records the head in `exchange` (under the lock) and decides what its caller gets.
+        private static func takeHead(
+            _ response: URLResponse,
+            into exchange: Exchange,
+            caller: CheckedContinuation<TransportResponse, any Error>
+        ) -> HeadAction {
+            guard let http = response as? HTTPURLResponse else {
+                exchange.caller = nil
+                return .fail(caller, EndpointError(.transportFailed, "the response is not an HTTP response"))
+            }
+            // Linux URLSession reports each informational head (103 Early Hints, 100 Continue) before the final
+            // one: they are never the answer. A 101 nobody asked for leaves HTTP altogether.
+            if (100..<200).contains(http.statusCode) {
+                guard http.statusCode == 101 else { return .none }
+                exchange.caller = nil
+                return .fail(
+                    caller,
+                    URLSessionTransport.switchedProtocols(headers: URLSessionTransport.headers(of: http))
+                )
+            }
+            exchange.response = http
+            exchange.headReceivedAt = .now
+            let headers = URLSessionTransport.headers(of: http)
+            exchange.headers = headers
+            let length = headers.announcedBodyLength(statusCode: http.statusCode, isHead: exchange.isHead)
+                .flatMap { Int(exactly: $0) }
+            exchange.announcedLength = length
+            guard let body = exchange.body else {
+                // The whole body is collected before the caller wakes, unless it is announced too large.
+                guard let limit = exchange.wholeBodyLimit else { return .none }
+                do throws(EndpointError) {
+                    exchange.collector = try BodyCollector(limit: limit, announced: length)
+                    return .none
+                } catch {
+                    exchange.caller = nil
+                    return .fail(caller, error)
+                }
+            }
+            exchange.caller = nil
+            if !exchange.timeoutCoversBody, let deadline = exchange.deadline {
+                DeadlineScheduler.shared.cancel(deadline)
+                exchange.deadline = nil
+            }
+            var streamed = transportResponse(http, headers: headers, body: ResponseBody(length: length, channel: body))
+            streamed.headReceivedAt = exchange.headReceivedAt
+            return .deliver(caller, streamed, sink: exchange.bodySink.map { ($0.open, body) })
         }
 
         private static func transportResponse(_ http: HTTPURLResponse, headers: HTTPHeaders, body: ResponseBody)
