@@ -2,7 +2,8 @@
 # The README's test command: sets up everything on a fresh Debian machine, then runs every check.
 #   1. formatting (swift format lint --strict)
 #   2. a warnings-as-errors build of every target
-#   3. the compile checks (a private endpoint without its token must not compile)
+#   3. the compile checks (a private endpoint without its token must not compile), and every Swift code block of
+#      the docs type-checked (scripts/check-doc-examples.py)
 #   4. the DocC catalog, with warnings as errors, and a short run of every fuzz target (Fuzz/)
 #   5. httpbin, nginx (http, and https with a test CA made for the run) and the fault server on free loopback
 #      ports, then `swift test` with that CA trusted for it alone, then the servers are stopped by PID
@@ -29,6 +30,9 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 
 echo "== compile checks"
 scripts/compile-checks.sh
+
+echo "== doc examples (every Swift block of the README, the articles and the doc comments type-checks)"
+scripts/check-doc-examples.py "$(swift build --show-bin-path)/Modules"
 
 echo "== documentation (DocC, warnings are errors)"
 scripts/check-docs.sh

@@ -2,7 +2,11 @@ import Foundation
 
 /// Raw bytes with the content type you name.
 ///
-///     Endpoint(method: .put, path: "avatars/\(userID)", body: DataBody(png, contentType: "image/png"))
+///     let upload = Endpoint<EndpointKinds.Private, EmptyResponse>(
+///         method: .put,
+///         path: "avatars/\(userID)",
+///         body: DataBody(png, contentType: "image/png")
+///     )
 public struct DataBody: RequestBody {
     /// The bytes to send.
     public var data: Data

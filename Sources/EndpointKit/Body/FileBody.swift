@@ -2,7 +2,11 @@ import Foundation
 
 /// The contents of a local file, streamed from disk when sent instead of read into memory.
 ///
-///     Endpoint(method: .put, path: "backups/latest", body: FileBody(archiveURL, contentType: "application/zip"))
+///     let backup = Endpoint<EndpointKinds.Private, EmptyResponse>(
+///         method: .put,
+///         path: "backups/latest",
+///         body: FileBody(archiveURL, contentType: "application/zip")
+///     )
 public struct FileBody: RequestBody {
     /// The file to send.
     public var fileURL: URL

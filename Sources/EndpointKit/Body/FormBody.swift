@@ -2,8 +2,12 @@ import Foundation
 
 /// A URL-encoded form, sent as `application/x-www-form-urlencoded`.
 ///
-///     Endpoint(method: .post, path: "login", body: FormBody(["username": name, "password": password]))
-///     Endpoint(method: .post, path: "login", body: FormBody(encoding: credentials))
+///     let login = Endpoint<EndpointKinds.Public, Session>(
+///         method: .post,
+///         path: "login",
+///         body: FormBody(["username": name, "password": password])
+///     )
+///     let same = Endpoint<EndpointKinds.Public, Session>(method: .post, path: "login", body: FormBody(encoding: credentials))
 ///
 /// Fields are encoded like query items (see ``QueryValue``): arrays repeat the name, a `nil` optional drops
 /// the field, and every character but RFC 3986's unreserved ones is percent-encoded (a space as `%20`), so

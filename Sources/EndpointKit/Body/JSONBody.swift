@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON body from any `Encodable` value, sent as `Content-Type: application/json`.
 ///
-///     Endpoint(method: .post, path: "items", body: JSONBody(NewItem(name: "Tea")))
+///     let create = Endpoint<EndpointKinds.Private, Item>(method: .post, path: "items", body: JSONBody(NewItem(name: "Tea")))
 ///
 /// It uses the client's `JSONEncoder` unless you pass one.
 public struct JSONBody<Value: Encodable & Sendable>: RequestBody {

@@ -7,7 +7,7 @@ import Foundation
 ///         .file("photo", fileURL: photoURL, contentType: "image/jpeg"),
 ///         .file("notes", filename: "notes.txt", contentType: "text/plain", data: Data(notes.utf8)),
 ///     ])
-///     Endpoint(method: .post, path: "albums/\(albumID)/photos", body: body)
+///     let upload = Endpoint<EndpointKinds.Private, EmptyResponse>(method: .post, path: "albums/\(albumID)/photos", body: body)
 ///
 /// The boundary is random and made when the request is built; a boundary found inside any part's bytes is
 /// replaced before anything is sent. A body with file parts is assembled in a temporary file, reading each

@@ -7,7 +7,12 @@ import Foundation
 /// never sent twice, so it is not retried, not replayed after a token refresh, and a 307/308 redirect that
 /// needs it again fails with ``EndpointError/Kind/redirectRefused``.
 ///
-///     Endpoint(method: .post, path: "logs", body: StreamBody(contentType: "text/plain") { InputStream(data: log) })
+///     let log = Data("a line\n".utf8)
+///     let upload = Endpoint<EndpointKinds.Private, EmptyResponse>(
+///         method: .post,
+///         path: "logs",
+///         body: StreamBody(contentType: "text/plain") { InputStream(data: log) }
+///     )
 public struct StreamBody: RequestBody {
     /// The `Content-Type` to send the stream with.
     public var contentType: String

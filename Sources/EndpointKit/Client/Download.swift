@@ -6,7 +6,7 @@ import Foundation
 ///
 ///     for try await event in client.download(for: .asset(id), to: destination) {
 ///         switch event {
-///         case .progress(let progress): bar.show(progress.fractionCompleted)
+///         case .progress(let progress): bar.show(progress.fractionCompleted ?? 0)
 ///         case .finished(let response): print("saved to", response.value.path)
 ///         }
 ///     }

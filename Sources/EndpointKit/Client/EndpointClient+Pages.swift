@@ -3,9 +3,9 @@ import Foundation
 extension EndpointClient {
     /// The pages of a paged list, from `endpoint` (the first page) on, each next page found by `next`.
     ///
-    ///     for try await page in client.pages(for: .issues(in: repo), using: token, next: .link) { … }
-    ///     let all = try await client.pages(for: .feed, next: .cursor(parameter: "after") { $0.next }).elements
-    ///         .reduce(into: []) { $0.append($1) }
+    ///     for try await page in client.pages(for: .issues(in: repo), using: token, next: .link) { print(page.value) }
+    ///     let all = try await client.pages(for: .feed, next: .cursor(parameter: "after") { $0.nextCursor })
+    ///         .reduce(into: [Item]()) { $0 += $1.value.items }
     ///
     /// Lazy: nothing is sent until iteration starts, and each page is fetched when the loop asks for it. Every
     /// page is an ``exchange(for:using:)``: validated, decoded, retried, cached and observed like any call, with

@@ -150,7 +150,7 @@ public struct EndpointClient: Sendable {
     /// Validation, decoding and errors are those of ``response(for:using:)``, which returns ``Response/value``
     /// alone. To read any status as it is, with its raw body, send the endpoint as `Data` with validation off:
     ///
-    ///     var raw = endpoint.decoding(as: Data.self)
+    ///     var raw = Endpoint<EndpointKinds.Public, Item>.item(42).decoding(as: Data.self)
     ///     raw.options.isValidated = false
     ///     let response = try await client.exchange(for: raw)   // a 404 is a Response, not an error
     ///

@@ -3,7 +3,7 @@ import Foundation
 /// A decoded value with the response it came from: status, headers, the URL that answered after redirects,
 /// how many attempts the call took and how long.
 ///
-///     let page = try await client.exchange(for: .issues(in: repo))
+///     let page = try await client.exchange(for: .issues(in: repo), using: token)
 ///     let next = page.headers["Link"]   // the value alone would lose this
 ///     print(page.statusCode, page.attempts, page.timeToFirstByte)
 ///

@@ -130,7 +130,10 @@ public struct Endpoint<Kind: EndpointKind, Response>: Sendable, CustomReflectabl
 
     /// Creates an endpoint whose query is written as name–value pairs with typed values.
     ///
-    ///     Endpoint(path: "items", query: ["tags": ["green", "hot"], "inStock": true, "after": cursor])
+    ///     let items = Endpoint<EndpointKinds.Public, [Item]>(
+    ///         path: "items",
+    ///         query: ["tags": ["green", "hot"], "inStock": true, "after": cursor]
+    ///     )
     ///
     /// Arrays repeat the name, `Bool`s are `true`/`false`, and an optional that is `nil` drops its item;
     /// see ``QueryValue`` for the whole encoding.
@@ -165,7 +168,7 @@ extension Endpoint {
     /// The same request, read as `NewResponse` instead: e.g. `Data` for the raw body of an endpoint declared with
     /// a model, or another model for a variant of the same resource.
     ///
-    ///     let raw = try await client.exchange(for: .item(id).decoding(as: Data.self))
+    ///     let raw = try await client.exchange(for: Endpoint<EndpointKinds.Public, Item>.item(id).decoding(as: Data.self))
     ///
     /// Everything but the response type is kept: method, URL, headers, body, settings and options.
     public func decoding<NewResponse>(as type: NewResponse.Type) -> Endpoint<Kind, NewResponse> {

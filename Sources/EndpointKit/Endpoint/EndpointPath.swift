@@ -5,8 +5,8 @@
 /// **one** path segment: `/`, `?`, `#`, `%` and `;` inside it are percent-encoded, so input can never add a
 /// segment, a query or a fragment.
 ///
-///     Endpoint(path: "items/\(id)")          // id "a/b?x" is sent as /items/a%2Fb%3Fx
-///     Endpoint(path: EndpointPath(segments: ["files", name]))
+///     let item = Endpoint<EndpointKinds.Public, Item>(path: "items/\(id)")    // id "a/b?x": /items/a%2Fb%3Fx
+///     let file = Endpoint<EndpointKinds.Public, Data>(path: EndpointPath(segments: ["files", name]))
 ///
 /// No encoding protects against a dot-segment: RFC 3986 makes `%2E%2E` equivalent to `..`, and servers such as
 /// nginx route `/items/%2E%2E/admin` and `/items/..%2Fadmin` to `/admin`. So an interpolated value that is `.`

@@ -1,8 +1,9 @@
 /// A key for a per-endpoint option, with the value used when an endpoint sets none.
 ///
 ///     enum Traced: RequestOptionKey { static let defaultValue = true }
+///     var endpoint = Endpoint<EndpointKinds.Public, Item>.item(42)
 ///     endpoint.options[Traced.self] = false
-///     // in your middleware: if context.options[Traced.self] { … }
+///     // in your middleware: if context.options[Traced.self] { trace(request) }
 public protocol RequestOptionKey {
     /// The option's type.
     associatedtype Value: Sendable
@@ -12,7 +13,7 @@ public protocol RequestOptionKey {
 
 /// Per-endpoint settings that middleware reads: switch a step off or tune it for one call.
 ///
-///     var endpoint = Endpoint.createItem(new)
+///     var endpoint = Endpoint<EndpointKinds.Private, Item>.createItem(NewItem(name: "Tea"))
 ///     endpoint.options.retryPolicy = .never      // never retried, whatever the client's policy
 ///     endpoint.options.isThrottled = false       // skips the concurrency limit
 public struct RequestOptions: Sendable {

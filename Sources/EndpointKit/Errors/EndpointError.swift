@@ -220,7 +220,11 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
 
     /// The server error a ``ResponseValidator`` decoded, when it is a `T`.
     ///
-    ///     if let apiError = error.serverError(as: APIError.self) { switch apiError.code { … } }
+    ///     do {
+    ///         _ = try await client.response(for: .item(42))
+    ///     } catch {
+    ///         if let apiError = error.serverError(as: APIError.self) { print(apiError.message) }
+    ///     }
     public func serverError<T: Error>(as type: T.Type) -> T? {
         underlyingError as? T
     }

@@ -2,8 +2,8 @@
 ///
 /// Use the constants (``get``, ``post``, …) at call sites; a custom method is a token such as `PURGE`:
 ///
-///     Endpoint(method: .post, path: "items", body: JSONBody(newItem))
-///     Endpoint(method: HTTPMethod("PURGE"), path: "cache")
+///     let create = Endpoint<EndpointKinds.Private, Item>(method: .post, path: "items", body: JSONBody(newItem))
+///     let purge = Endpoint<EndpointKinds.Private, EmptyResponse>(method: HTTPMethod("PURGE"), path: "cache")
 ///
 /// A method that is not an RFC 9110 token (for example one holding a space or a line break) fails to build
 /// with ``EndpointError/Kind/invalidRequest``; Linux URLSession would otherwise write it into the request line.

@@ -8,7 +8,8 @@ extension EndpointKinds {
     /// Endpoints whose bearer token comes from the client's ``BearerAuthentication`` middleware, which fetches,
     /// caches and refreshes it; calls take no `using:` argument.
     ///
-    ///     let client = EndpointClient(environment: .production, middleware: [BearerAuthentication(tokens)])
+    ///     let auth = BearerAuthentication(token: { try await keychain.accessToken() }, refresh: authServer.refresh)
+    ///     let client = EndpointClient(environment: .production, middleware: [auth])
     ///     let profile = try await client.response(for: .myProfile)   // Kind == EndpointKinds.Authenticated
     ///
     /// A client without such a middleware refuses to send these endpoints rather than send them unauthenticated.

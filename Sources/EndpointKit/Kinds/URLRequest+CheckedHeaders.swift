@@ -8,8 +8,10 @@ extension URLRequest {
     /// Sets a header for your ``EndpointKind`` after checking it as EndpointKit checks every header, so that a bad
     /// value fails the call instead of silently vanishing.
     ///
-    ///     static func prepare(_ request: inout URLRequest, with key: APIKey) throws {
-    ///         try request.setCheckedValue(key.value, for: "X-API-Key")
+    ///     enum APIKeyed: EndpointKind {
+    ///         static func prepare(_ request: inout URLRequest, with key: APIKey) throws {
+    ///             try request.setCheckedValue(key.value, for: "X-API-Key")
+    ///         }
     ///     }
     ///
     /// On Linux, `setValue(_:forHTTPHeaderField:)` silently drops a value that holds CR, LF or NUL, so a kind whose

@@ -13,6 +13,7 @@ import FoundationNetworking
 /// retried, on timeouts, transient transport failures or statuses 408, 429, 502, 503 and 504.
 ///
 ///     let client = EndpointClient(environment: env, middleware: [Retry(RetryPolicy(maxAttempts: 5))])
+///     var endpoint = Endpoint<EndpointKinds.Private, Item>.createItem(NewItem(name: "Tea"))
 ///     endpoint.options.retryPolicy = .never
 public struct RetryPolicy: Sendable {
     /// How many times a request is sent at most, the first time included; 1 means never retried.

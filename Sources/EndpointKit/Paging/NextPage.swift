@@ -6,7 +6,7 @@ import Foundation
 ///     client.pages(for: .issues(in: repo), using: token, next: .link)                         // Link: rel="next"
 ///     client.pages(for: .feed, next: .cursor(parameter: "after") { $0.nextCursor })           // a cursor in the body
 ///     client.pages(for: .items, next: .pageNumber { $0.value.isEmpty })                      // until an empty page
-///     client.pages(for: .items, next: NextPage { page, endpoint in … })                       // your own
+///     client.pages(for: .items, next: NextPage { page, endpoint in page.value.isEmpty ? nil : endpoint })
 ///
 /// A rule returns the endpoint of the next page, or `nil` at the end.
 public struct NextPage<Kind: EndpointKind, Value>: Sendable {
@@ -46,7 +46,7 @@ public struct NextPage<Kind: EndpointKind, Value>: Sendable {
     /// The cursor `cursor` reads from a page's value, sent as the query item `parameter`; the end when it is
     /// `nil` or empty.
     ///
-    ///     .cursor(parameter: "after") { page in page.pageInfo.hasNextPage ? page.pageInfo.endCursor : nil }
+    ///     let next: NextPage<EndpointKinds.Public, Feed> = .cursor(parameter: "after") { feed in feed.nextCursor }
     public static func cursor(parameter: String, from cursor: @escaping @Sendable (Value) -> String?) -> NextPage {
         NextPage { page, endpoint in
             guard let value = cursor(page.value), !value.isEmpty else { return nil }

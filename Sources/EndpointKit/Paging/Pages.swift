@@ -6,7 +6,9 @@ import Foundation
 ///     for try await page in client.pages(for: .issues(in: repo), using: token, next: .link) {
 ///         print(page.value.count, page.source)      // each a Response: value, headers, where it came from
 ///     }
-///     for try await issue in client.pages(for: .issues(in: repo), using: token, next: .link).elements { … }
+///     for try await issue in client.pages(for: .issues(in: repo), using: token, next: .link).elements {
+///         print(issue.title)
+///     }
 ///
 /// Nothing is sent until iteration starts, a page is fetched only when the loop asks for it, and only the page
 /// being handed over is held. Each page goes through the client's whole pipeline (middleware, retries, the

@@ -99,7 +99,9 @@ public struct ResponseValidator: Sendable {
     ///     struct APIError: Error, Decodable, Sendable { var message: String }
     ///     let client = EndpointClient(environment: env, validators: [.errorBody(APIError.self)])
     ///
-    ///     do { … } catch let error where error.kind == .unacceptableStatus && error.statusCode == 404 {
+    ///     do {
+    ///         _ = try await client.response(for: .item(42))
+    ///     } catch let error where error.kind == .unacceptableStatus && error.statusCode == 404 {
     ///         print(error.serverError(as: APIError.self)?.message ?? "not found")
     ///     }
     ///

@@ -7,9 +7,11 @@ import Foundation
 /// A body announced past the limit fails before a byte is read; otherwise it fails as the chunk that crosses
 /// the limit arrives, with ``EndpointError/Kind/responseTooLarge``.
 ///
-///     var collector = try BodyCollector(limit: limit, announced: length)
-///     for try await chunk in chunks { try collector.append(chunk) }
-///     return collector.take()
+///     func collect(_ chunks: AsyncThrowingStream<Data, any Error>, limit: Int, length: Int?) async throws -> Data {
+///         var collector = try BodyCollector(limit: limit, announced: length)
+///         for try await chunk in chunks { try collector.append(chunk) }
+///         return collector.take()
+///     }
 public struct BodyCollector: Sendable {
     /// The most bytes the body may have.
     public let limit: Int

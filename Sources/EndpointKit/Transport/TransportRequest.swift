@@ -9,9 +9,15 @@ import FoundationNetworking
 /// ``EndpointClient`` builds one from the `URLRequest` an endpoint's kind prepared, once per call; middleware
 /// change it through its typed properties, and a transport turns it into whatever its HTTP stack sends.
 ///
-///     var request = request
-///     request.headers["X-Request-ID"] = UUID().uuidString
-///     return try await next(request, context: context)
+///     struct RequestID: Middleware {
+///         func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
+///             -> TransportResponse
+///         {
+///             var request = request
+///             request.headers["X-Request-ID"] = UUID().uuidString
+///             return try await next(request, context: context)
+///         }
+///     }
 ///
 /// Whatever middleware write, the client checks the method and every header right before each hop reaches
 /// the transport: a name that is not a token, a value with CR, LF, NUL or another control character, or a

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Type-checks every Swift code block the docs show: ```swift blocks in README.md and the DocC articles, and the
+indented code in the doc comments of EndpointKit's sources. Each block is compiled as a `main.swift` of its own
+against the built modules, first alone, then with Tests/DocExamples/Prelude.swift (the names examples take for
+granted: a client, a token, an item's endpoint). A block that is a fragment on purpose (a Package.swift line, an
+error the compiler prints) says so on the line before it: `<!-- fragment: why -->` (in a doc comment,
+`/// <!-- fragment: why -->`).
+
+    scripts/check-doc-examples.py MODULES_DIR [FILTER]   # FILTER: only blocks whose file contains it
+"""
+import concurrent.futures
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+FRAGMENT = re.compile(r"<!--\s*fragment\b")
+
+
+def markdown_blocks(path):
+    lines = path.read_text().split("\n")
+    index = 0
+    while index < len(lines):
+        if lines[index].strip() == "```swift":
+            end = index + 1
+            while lines[end].strip() != "```":
+                end += 1
+            marked = index > 0 and FRAGMENT.search(lines[index - 1])
+            yield index + 2, "\n".join(lines[index + 1 : end]), bool(marked)
+            index = end
+        index += 1
+
+
+def comment_blocks(path):
+    """Indented code in `///` comments: four spaces past the comment's own, after a blank comment line."""
+    lines = path.read_text().split("\n")
+    code = re.compile(r"^\s*/// {5}")
+    blank = re.compile(r"^\s*///\s*$")
+    index = 0
+    while index < len(lines):
+        if code.match(lines[index]) and index > 0 and blank.match(lines[index - 1]):
+            start, body = index, []
+            while index < len(lines) and (
+                code.match(lines[index])
+                or (blank.match(lines[index]) and index + 1 < len(lines) and code.match(lines[index + 1]))
+            ):
+                body.append(code.sub("", lines[index]) if code.match(lines[index]) else "")
+                index += 1
+            marked = start > 1 and FRAGMENT.search(lines[start - 2])
+            yield start + 1, "\n".join(body), bool(marked)
+        index += 1
+
+
+def blocks(only):
+    documents = [pathlib.Path("README.md")] + sorted(pathlib.Path("Sources/EndpointKit/EndpointKit.docc").rglob("*.md"))
+    for path in documents:
+        for line, text, marked in markdown_blocks(path):
+            yield str(path), line, text, marked
+    for path in sorted(pathlib.Path("Sources/EndpointKit").rglob("*.swift")):
+        for line, text, marked in comment_blocks(path):
+            yield str(path), line, text, marked
+
+
+HEADER = "import EndpointKit\nimport EndpointKitTesting\nimport Foundation\n#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n"
+
+
+def typecheck(modules, folder, text, prelude):
+    main = folder / "main.swift"
+    main.write_text(HEADER + ("import DocPrelude\n" if prelude else "") + text + "\n")
+    search = ["-I", modules] + (["-I", prelude] if prelude else [])
+    command = ["swiftc", "-typecheck", "-swift-version", "6", *search, "-module-name", "DocExample", str(main)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    errors = [line for line in result.stderr.split("\n") if "error:" in line]
+    return result.returncode == 0, errors
+
+
+def check(modules, number, block):
+    path, line, text, _ = block
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = pathlib.Path(scratch)
+        alone, _ = typecheck(modules, folder, text, None)
+        if alone:
+            return None
+        with_prelude, errors = typecheck(modules, folder, text, PRELUDE)
+        if with_prelude:
+            return None
+        shown = [re.sub(r"^.*main\.swift:(\d+):\d+: ", lambda m: f"line {int(m.group(1)) - 7}: ", e) for e in errors[:3]]
+        return f"{path}:{line}: the example does not type-check:\n    " + "\n    ".join(shown)
+
+
+PRELUDE = ""
+
+
+def build_prelude(modules, folder):
+    """Compiles Tests/DocExamples/Prelude.swift into the module DocPrelude in `folder`."""
+    command = [
+        "swiftc", "-emit-module", "-swift-version", "6", "-I", modules, "-module-name", "DocPrelude",
+        "-parse-as-library", "-emit-module-path", f"{folder}/DocPrelude.swiftmodule", "Tests/DocExamples/Prelude.swift",
+    ]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        print("doc examples: the prelude does not compile:\n" + result.stderr, file=sys.stderr)
+        sys.exit(1)
+
+
+def main():
+    global PRELUDE
+    modules = sys.argv[1]
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
+    prelude_folder = tempfile.mkdtemp(prefix="doc-prelude-")
+    build_prelude(modules, prelude_folder)
+    PRELUDE = prelude_folder
+    found = [block for block in blocks(only) if only in block[0]]
+    checked = [block for block in found if not block[3]]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        failures = [f for f in pool.map(lambda item: check(modules, *item), enumerate(checked)) if f]
+    for failure in failures:
+        print(failure)
+    print(f"doc examples: {len(checked) - len(failures)} type-check, {len(failures)} do not, "
+          f"{len(found) - len(checked)} marked as fragments")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
