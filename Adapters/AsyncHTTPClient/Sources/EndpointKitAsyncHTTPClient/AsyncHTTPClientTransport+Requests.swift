@@ -12,19 +12,30 @@ extension AsyncHTTPClientTransport {
     /// takes a port too long for an `Int` (read as `nil`) for the default one. ``EndpointClient`` refuses such
     /// URLs before a transport sees them; this guards a transport called directly.
     static func checkPort(of url: URL) throws {
-        let string = url.absoluteString
-        guard let separator = string.range(of: "://") else { return }
-        let authority = string[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
-        let afterHost = host.split(separator: "]", omittingEmptySubsequences: false).last ?? host
-        guard let colon = afterHost.lastIndex(of: ":") else { return }
-        let written = afterHost[afterHost.index(after: colon)...]
-        guard !written.isEmpty else { return }
-        if written.count <= 5, written.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = Int(written),
-            (1...65_535).contains(port)
-        {
-            return
+        // In range as Foundation read it: the common case, decided without reading the text.
+        if let port = url.port, (1...65_535).contains(port) { return }
+        var text = url.absoluteString
+        let written = text.withUTF8 { bytes -> String? in
+            // The authority runs from "://" to the path, query or fragment; the port follows its last colon that
+            // comes after any user information ("@") and IPv6 literal ("]").
+            var index = 0
+            while index + 2 < bytes.count,
+                !(bytes[index] == 0x3A && bytes[index + 1] == 0x2F && bytes[index + 2] == 0x2F)
+            {
+                index += 1
+            }
+            guard index + 2 < bytes.count else { return nil }
+            index += 3
+            var colon: Int?
+            while index < bytes.count, bytes[index] != 0x2F, bytes[index] != 0x3F, bytes[index] != 0x23 {
+                if bytes[index] == 0x40 || bytes[index] == 0x5D { colon = nil }
+                if bytes[index] == 0x3A { colon = index }
+                index += 1
+            }
+            guard let colon, colon + 1 < index else { return nil }
+            return String(decoding: bytes[(colon + 1)..<index], as: UTF8.self)
         }
+        guard let written else { return }
         throw EndpointError(.invalidRequest, "the URL's port \(written.prefix(24)) is outside 1–65535")
     }
 
