@@ -52,8 +52,10 @@ public struct EndpointClient: Sendable {
     /// What watches every call: attempts, redirect hops, progress and decoding. Middleware that are also
     /// ``ExchangeObserver``s (such as ``ExchangeLogging``) are added here.
     public var observers: [any ExchangeObserver] { pipeline.observers }
-    /// The one clock every wait and every timing reads: deadlines, retry backoff, `Retry-After` waits, validator
-    /// delays, stub delays, observer and ``Response`` timings.
+    /// The clock the client waits and times on: retry backoff, `Retry-After` waits, validator delays, stub delays,
+    /// observer and ``Response`` timings, a model store's freshness and retention, and the deadlines the client
+    /// enforces itself. A transport that enforces deadlines (``Transport/enforcesTimeout``) measures them on its
+    /// own clock, and the ``HTTPCache`` judges freshness on the wall clock, as HTTP dates are.
     public var clock: any Clock<Duration> { pipeline.clock }
     /// The HTTP cache, or `nil` when the client has none.
     public var cache: HTTPCache? { pipeline.cache }
