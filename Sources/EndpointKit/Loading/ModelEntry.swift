@@ -157,10 +157,7 @@ struct ModelEntry<Model: Sendable>: Sendable {
         case .loadFinished(let start, let result, let isLastTry):
             effects.loadOutcome = finishLoad(start: start, result: result, isLastTry: isLastTry, now: now, &effects)
         case .invalidated:
-            confirmedAt = nil
-            invalidations &+= 1
-            isInvalidated = true
-            effects.refetches = observers > 0
+            effects.refetches = invalidate()
         case .written(let model, let confirmed):
             show(model)
             writes += 1
@@ -182,6 +179,16 @@ struct ModelEntry<Model: Sendable>: Sendable {
         }
         effects.emits = changes != before
         return effects
+    }
+
+    /// The `invalidated` transition on its own, for invalidating entries by the thousand without building their
+    /// effects: marks the value stale and any load in flight as having read it; returns whether to fetch again
+    /// (someone observes it). Changes nothing an observer sees.
+    mutating func invalidate() -> Bool {
+        confirmedAt = nil
+        invalidations &+= 1
+        isInvalidated = true
+        return observers > 0
     }
 
     private mutating func finishLoad(

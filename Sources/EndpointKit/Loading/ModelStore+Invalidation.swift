@@ -9,16 +9,13 @@ extension ModelStore {
     /// Marks the entries `matches` selects as stale, and returns those someone observes, which the loader
     /// fetches again (TanStack Query's rule: what nobody watches is fetched when next asked for).
     func invalidate(where matches: (Model.ID) -> Bool) -> [(key: Key, id: Model.ID)] {
-        let now = self.now
-        return state.withLock { state in
+        state.withLock { state in
             var observed: [(key: Key, id: Model.ID)] = []
             // In place, by index: no hashing and no copy of an entry per entry. An invalidation wakes nobody
             // (the value on show stays until the refetch).
             var index = state.slots.values.startIndex
             while index != state.slots.values.endIndex {
-                if matches(state.slots.values[index].id),
-                    state.slots.values[index].entry.apply(.invalidated, now: now).refetches
-                {
+                if matches(state.slots.values[index].id), state.slots.values[index].entry.invalidate() {
                     observed.append((state.slots.keys[index], state.slots.values[index].id))
                 }
                 state.slots.values.formIndex(after: &index)
