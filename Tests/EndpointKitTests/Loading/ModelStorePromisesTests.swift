@@ -43,13 +43,7 @@ private func batch(window: Duration? = nil) -> ModelBatch<EndpointKinds.Public, 
     let clock = TestClock()
 
     func loader(policy: ModelStorePolicy = ModelStorePolicy()) -> ModelLoader<Item> {
-        let client = EndpointClient(
-            environment: Fixture.environment,
-            transport: server.transport,
-            clock: clock,
-            cache: nil
-        )
-        return ModelLoader<Item>(client: client, policy: policy) { .item($0) }
+        server.loader(clock: clock, policy: policy)
     }
 
     @Test("An invalidation that arrives while a refresh is in flight is not lost: the server is asked again")

@@ -49,6 +49,12 @@ final class ItemServer: Sendable {
     }
 
     func rename(_ id: Int, _ name: String) { names.withLock { $0[id] = name } }
+
+    /// A loader of this server's items through a client with no HTTP cache, on `clock`.
+    func loader(clock: TestClock, policy: ModelStorePolicy = ModelStorePolicy()) -> ModelLoader<Item> {
+        let client = EndpointClient(environment: Fixture.environment, transport: transport, clock: clock, cache: nil)
+        return ModelLoader<Item>(client: client, policy: policy) { .item($0) }
+    }
     var requests: [URL] { get async { await transport.transportRequests.map(\.url) } }
 }
 
@@ -75,13 +81,7 @@ where S.Element: Sendable {
     let clock = TestClock()
 
     func loader(policy: ModelStorePolicy = ModelStorePolicy()) -> ModelLoader<Item> {
-        let client = EndpointClient(
-            environment: Fixture.environment,
-            transport: server.transport,
-            clock: clock,
-            cache: nil
-        )
-        return ModelLoader<Item>(client: client, policy: policy) { .item($0) }
+        server.loader(clock: clock, policy: policy)
     }
 
     @Test(
