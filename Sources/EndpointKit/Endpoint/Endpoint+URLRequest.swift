@@ -84,7 +84,7 @@ extension Endpoint {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
             throw invalid(problem)
         }
-        request.headers.markChecked()
+        request.markChecked()
         return PreparedCall(
             request: request,
             options: options,

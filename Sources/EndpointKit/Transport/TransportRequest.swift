@@ -27,11 +27,16 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
     /// The request method.
     public var method: HTTPMethod
     /// The absolute `http` or `https` URL.
-    public var url: URL
+    public var url: URL {
+        didSet { isURLChecked = false }
+    }
     /// The header fields, in order; repeated names are kept.
     public var headers: HTTPHeaders
     /// The body, or `nil` for none.
     public var body: Body?
+    /// Whether ``url`` passed the check of ``validate()`` and has not changed since: the check runs once per URL,
+    /// not once per hop, as the headers' does.
+    var isURLChecked = false
 
     /// Creates a request.
     public init(

@@ -79,4 +79,42 @@ import FoundationNetworking
         #expect(error.kind == .invalidRequest)
         #expect(await transport.transportRequests.count == 1)
     }
+
+    @Test("A middleware that moves a checked request to port 70000 is refused at the hop: a new URL is checked anew")
+    func middlewarePort() async throws {
+        struct MovePort: Middleware {
+            func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
+                -> TransportResponse
+            {
+                var request = request
+                request.url = try #require(URL(string: "http://127.0.0.1:70000/v1/featured"))
+                return try await next(request, context: context)
+            }
+        }
+        let transport = StubTransport(replies: [.json("[]")])
+        let client = EndpointClient(environment: Fixture.environment, transport: transport, middleware: [MovePort()])
+
+        let error = try await #require(throws: EndpointError.self) {
+            try await client.response(for: Endpoint<EndpointKinds.Public, [Item]>.featuredItems)
+        }
+
+        #expect(error.kind == .invalidRequest)
+        #expect(await transport.transportRequests.isEmpty)
+    }
+
+    @Test("validate() refuses what the client would: a bad port, a bad method, a header with a line break")
+    func validate() throws {
+        let url = try #require(URL(string: "https://api.test/v1"))
+        var bad = [
+            TransportRequest(url: try #require(URL(string: "https://api.test:0/v1"))),
+            TransportRequest(method: HTTPMethod("GE T"), url: url),
+            TransportRequest(url: url),
+        ]
+        bad[2].headers.add("a\r\nInjected: 1", for: "X-Note")
+
+        for request in bad {
+            #expect(throws: EndpointError.self) { try request.validate() }
+        }
+        #expect(throws: Never.self) { try TransportRequest(url: url).validate() }
+    }
 }

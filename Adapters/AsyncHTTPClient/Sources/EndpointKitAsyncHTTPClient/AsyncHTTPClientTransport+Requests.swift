@@ -5,40 +5,6 @@ import NIOCore
 import NIOHTTP1
 
 extension AsyncHTTPClientTransport {
-    /// Refuses a URL whose written port is outside 1–65535, as ``EndpointError/Kind/invalidRequest``.
-    ///
-    /// `URL` accepts any digits as a port, and AsyncHTTPClient narrows `url.port` to 16 bits: it stops the
-    /// process for an IP literal (`http://127.0.0.1:70000/`), connects to the truncated port for a host name, and
-    /// takes a port too long for an `Int` (read as `nil`) for the default one. ``EndpointClient`` refuses such
-    /// URLs before a transport sees them; this guards a transport called directly.
-    static func checkPort(of url: URL) throws {
-        // In range as Foundation read it: the common case, decided without reading the text.
-        if let port = url.port, (1...65_535).contains(port) { return }
-        var text = url.absoluteString
-        let written = text.withUTF8 { bytes -> String? in
-            // The authority runs from "://" to the path, query or fragment; the port follows its last colon that
-            // comes after any user information ("@") and IPv6 literal ("]").
-            var index = 0
-            while index + 2 < bytes.count,
-                !(bytes[index] == 0x3A && bytes[index + 1] == 0x2F && bytes[index + 2] == 0x2F)
-            {
-                index += 1
-            }
-            guard index + 2 < bytes.count else { return nil }
-            index += 3
-            var colon: Int?
-            while index < bytes.count, bytes[index] != 0x2F, bytes[index] != 0x3F, bytes[index] != 0x23 {
-                if bytes[index] == 0x40 || bytes[index] == 0x5D { colon = nil }
-                if bytes[index] == 0x3A { colon = index }
-                index += 1
-            }
-            guard let colon, colon + 1 < index else { return nil }
-            return String(decoding: bytes[(colon + 1)..<index], as: UTF8.self)
-        }
-        guard let written else { return }
-        throw EndpointError(.invalidRequest, "the URL's port \(written.prefix(24)) is outside 1–65535")
-    }
-
     /// The request AsyncHTTPClient sends for `request`: its method, URL, headers in order, and body.
     static func clientRequest(for request: TransportRequest, options: TransportOptions) throws -> HTTPClientRequest {
         var clientRequest = HTTPClientRequest(url: request.url.absoluteString)

@@ -95,7 +95,10 @@ public final class AsyncHTTPClientTransport: Transport {
     /// Sends `request` and returns as soon as the response head arrives; the body is read from the connection
     /// as its reader asks for it.
     public func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
-        try Self.checkPort(of: request.url)
+        // Checked as the client checks every hop (free for a request it built), so that a transport called
+        // directly never hands AsyncHTTPClient a port it narrows to 16 bits: it stops the process for an IP
+        // literal past 65535 and truncates the port of a host name.
+        try request.validate()
         // A task cancelled before it gets here is never handed to the client's pool.
         if Task.isCancelled { throw EndpointError(.cancelled, "the task was cancelled before the request was sent") }
         if case .collect(let limit) = options.body {
