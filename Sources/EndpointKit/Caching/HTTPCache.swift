@@ -36,10 +36,7 @@ public final class HTTPCache: Sendable {
         if let secret = storage.partitionSecret, !secret.isEmpty {
             authenticator = SHA256.Authenticator(key: secret)
         } else {
-            var generator = SystemRandomNumberGenerator()
-            authenticator = SHA256.Authenticator(
-                key: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-            )
+            authenticator = SHA256.Authenticator(key: SHA256.Authenticator.randomKey())
         }
         now = date
     }

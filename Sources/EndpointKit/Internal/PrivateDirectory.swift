@@ -23,7 +23,7 @@ struct PrivateDirectory {
     /// - Throws: What the file system says when a folder cannot be made or the secret cannot be written.
     static func prepare(root: URL, folders: [URL], entries: URL, temporary: URL) throws -> PrivateDirectory {
         var repairs: [String] = []
-        for folder in folders where makeFolder(folder) {
+        for folder in folders where try makeFolder(folder) {
             repairs.append("\(folder.lastPathComponent) was not a folder: it was replaced by an empty one")
         }
         let (secret, damage) = try sharedSecret(in: root, temporaryFolder: temporary)
@@ -37,14 +37,15 @@ struct PrivateDirectory {
     }
 
     /// Creates `folder` (mode 0700) when missing; returns whether something that was not a folder stood there
-    /// and was removed first.
-    private static func makeFolder(_ folder: URL) -> Bool {
+    /// and was removed first. A folder that cannot be made (no permission, a read-only disk) throws: that is no
+    /// damage a start can repair.
+    private static func makeFolder(_ folder: URL) throws -> Bool {
         var isFolder: ObjCBool = false
         var replaced = false
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), !isFolder.boolValue {
             replaced = (try? FileManager.default.removeItem(at: folder)) != nil
         }
-        try? FileManager.default.createDirectory(
+        try FileManager.default.createDirectory(
             at: folder,
             withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700]
@@ -59,7 +60,7 @@ struct PrivateDirectory {
         let path = root.appendingPathComponent("secret")
         for _ in 0..<4 {
             if let existing = try? Data(contentsOf: path), existing.count == 32 { return (Array(existing), nil) }
-            let fresh = randomSecret()
+            let fresh = SHA256.Authenticator.randomKey()
             let candidate = temporaryFolder.appendingPathComponent(UUID().uuidString)
             try Data(fresh).write(to: candidate)
             chmod(candidate.path, 0o600)
@@ -86,10 +87,5 @@ struct PrivateDirectory {
         try? FileManager.default.removeItem(at: path)
         guard link(candidate.path, path.path) == 0 else { return nil }
         return (fresh, damage)
-    }
-
-    private static func randomSecret() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 }

@@ -105,6 +105,12 @@ struct SHA256 {
         private let inner: SHA256
         private let outer: SHA256
 
+        /// 32 bytes from the system's secure generator: a key of its own for a cache, or a directory's secret.
+        static func randomKey() -> [UInt8] {
+            var generator = SystemRandomNumberGenerator()
+            return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        }
+
         init<Key: Collection<UInt8>>(key: Key) {
             var block = key.count > 64 ? SHA256.hash(key) : Array(key)
             block += [UInt8](repeating: 0, count: 64 - block.count)

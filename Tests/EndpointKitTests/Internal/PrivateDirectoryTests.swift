@@ -75,6 +75,22 @@ private struct Note: Codable, Sendable, Identifiable, Equatable {
         #expect(try store.open(folder).isEmpty)
     }
 
+    @Test(
+        "A directory that cannot be made (under a file) fails as invalidRequest, naming it",
+        arguments: Store.allCases
+    )
+    func unusableDirectory(store: Store) throws {
+        let file = temporaryFolder()
+        try Data("a file".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let folder = file.appendingPathComponent("store")
+
+        let error = try #require(throws: EndpointError.self) { try store.open(folder) }
+
+        #expect(error.kind == .invalidRequest)
+        #expect(error.message.contains(folder.path))
+    }
+
     @Test("Persisted models round-trip whatever the client's decoder expects: ISO 8601 dates and snake_case keys")
     func persistenceRoundTrip() async throws {
         let folder = temporaryFolder()
