@@ -131,8 +131,9 @@ final class ModelBatcher<Model: Identifiable & Sendable>: Sendable where Model.I
         let chunks = stride(from: 0, to: ids.count, by: maximumSize).map {
             Array(ids[$0..<min($0 + maximumSize, ids.count)])
         }
-        let revalidated = revalidating
-        let results = await sendAll(chunks) { chunk in chunk.contains { revalidated.contains(LoadKey(exactly: $0)) } }
+        // A chunk goes past the HTTP cache when any of its IDs was asked for so.
+        let revalidates = chunks.map { chunk in chunk.contains { revalidating.contains(LoadKey(exactly: $0)) } }
+        let results = await sendAll(chunks, revalidates: revalidates)
         var found: [LoadKey<Model.ID>: Model] = [:]
         var failures: [LoadKey<Model.ID>: EndpointError] = [:]
         var requests: [LoadKey<Model.ID>: RequestSummary] = [:]
@@ -162,10 +163,10 @@ final class ModelBatcher<Model: Identifiable & Sendable>: Sendable where Model.I
         }
     }
 
-    /// Sends every chunk at once; `revalidates` says which go past the HTTP cache.
+    /// Sends every chunk at once; `revalidates[i]` says whether chunk `i` goes past the HTTP cache.
     private func sendAll(
         _ chunks: [[Model.ID]],
-        revalidates: @escaping @Sendable ([Model.ID]) -> Bool
+        revalidates: [Bool]
     ) async -> [Int: Result<(models: [Model], request: RequestSummary?), EndpointError>] {
         let send = self.send
         return await withTaskGroup(
@@ -174,7 +175,7 @@ final class ModelBatcher<Model: Identifiable & Sendable>: Sendable where Model.I
             for (index, chunk) in chunks.enumerated() {
                 group.addTask {
                     do throws(EndpointError) {
-                        return (index, .success(try await send(chunk, revalidates(chunk))))
+                        return (index, .success(try await send(chunk, revalidates[index])))
                     } catch {
                         return (index, .failure(error))
                     }

@@ -27,15 +27,15 @@ import Foundation
 ///   finds equal but that reach different URLs ("é" and "e\u{301}") load apart. A caller whose task is
 ///   cancelled stops waiting at once; the request is cancelled when nobody waits for it.
 public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable where Model.ID: Sendable {
-    /// Loads `id`; with `revalidate`, asks the server even past a fresh HTTP cache entry. `unchanged` is a 304.
-    private let fetch: ModelSource<Model>.Fetch
-    /// What makes two loads the same: the request they send, not `Model.ID`'s `==` (canonically equivalent
-    /// string IDs are equal, yet percent-encode to different URLs).
-    let key: @Sendable (Model.ID) -> LoadKey<Model.ID>
+    /// Where models come from: how to load an ID, what makes two loads the same, and the batcher, if any.
+    let source: ModelSource<Model>
     private let inFlight = SharedLoads<LoadKey<Model.ID>, Model>()
     let store: ModelStore<Model>
+    /// What makes two loads the same: the request they send, not `Model.ID`'s `==` (canonically equivalent
+    /// string IDs are equal, yet percent-encode to different URLs).
+    var key: @Sendable (Model.ID) -> LoadKey<Model.ID> { source.key }
     /// The batch endpoint's gatherer, for a loader that has one.
-    let batcher: ModelBatcher<Model>?
+    var batcher: ModelBatcher<Model>? { source.batcher }
     /// Keys an observer's subscription has started a load for, until it ends: a thousand observers subscribing
     /// at once start one task, not a thousand.
     private let backgroundLoads = Locked(Set<LoadKey<Model.ID>>())
@@ -96,11 +96,9 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
 
     /// Every loader: its source, its policy, and what a persistence kept and saves.
     init(source: ModelSource<Model>, policy: ModelStorePolicy, keeping persistence: Keeping? = nil) {
-        fetch = source.fetch
-        key = source.key
-        batcher = source.batcher
+        self.source = source
         store = ModelStore(policy: policy, clock: source.clock, confirmed: persistence?.save)
-        for model in persistence?.kept ?? [] { store.restore(model, for: key(model.id)) }
+        for model in persistence?.kept ?? [] { store.restore(model, for: source.key(model.id)) }
     }
 
     /// What a ``ModelPersistence`` gives a loader: a save of each confirmed value under its key, and the models
@@ -270,7 +268,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     // MARK: Loading
 
     private func load(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) async throws(EndpointError) -> Model {
-        try await Self.load(id, key: key, revalidate: revalidate, fetch: fetch, store: store, inFlight: inFlight)
+        try await Self.load(id, key: key, revalidate: revalidate, fetch: source.fetch, store: store, inFlight: inFlight)
     }
 
     /// The load, apart from the loader: a background task runs it without keeping the loader (and the owner that
@@ -319,7 +317,7 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     }
 
     func loadInBackground(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) {
-        let (fetch, store, inFlight, backgroundLoads) = (fetch, store, inFlight, backgroundLoads)
+        let (fetch, store, inFlight, backgroundLoads) = (source.fetch, store, inFlight, backgroundLoads)
         if !revalidate {
             guard backgroundLoads.withLock({ $0.insert(key).inserted }) else { return }
         }

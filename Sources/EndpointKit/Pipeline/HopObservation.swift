@@ -15,20 +15,13 @@ struct HopObservation {
     var isStreamed = false
     var source = ResponseSource.network
 
-    init(
-        call: CallState?,
-        request: TransportRequest,
-        context: RequestContext,
-        redactor: Redactor,
-        attempt: Int,
-        hop: Int
-    ) {
-        self.call = call
+    init(request: TransportRequest, context: RequestContext, redactor: Redactor, attempt: Int, hop: Int) {
+        call = context.call
         self.redactor = redactor
         self.attempt = attempt
         self.hop = hop
         isLogged = context.options.isLogged
-        start = call?.isObserved == true ? Stopwatch(context.clock) : nil
+        start = context.call?.isObserved == true ? Stopwatch(context.clock) : nil
         outgoing = request
     }
 

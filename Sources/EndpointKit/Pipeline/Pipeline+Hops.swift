@@ -57,7 +57,6 @@ extension Pipeline {
         {
             context.call?.remember(request)
             var observation = HopObservation(
-                call: context.call,
                 request: request,
                 context: context,
                 redactor: pipeline.redactor,
