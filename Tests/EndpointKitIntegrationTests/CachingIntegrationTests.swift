@@ -116,4 +116,57 @@ private struct Tally: Decodable { var count: Int }
         #expect(second.value == first.value)
         #expect(second.headers[.eTag] == first.headers[.eTag])
     }
+
+    @Test(
+        "stale-while-revalidate at the fault server: the stale copy is served, and the revalidation goes through the middleware and observers"
+    )
+    func staleWhileRevalidateThroughPipeline() async throws {
+        let records = RecordLog()
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            middleware: [StampAuthorization()],
+            observers: [records]
+        )
+        let query = [URLQueryItem(name: "cc", value: "max-age=0, stale-while-revalidate=60")]
+        let first = try await client.exchange(for: cached(query))
+
+        let stale = try await client.exchange(for: cached(query))
+        var awaited = Endpoint<EndpointKinds.Public, Tally>(path: "await/cached-304/\(key)")
+        awaited.options.isCached = false
+        _ = try await client.response(for: awaited)
+        let start = ContinuousClock.now
+        while !records.sawNotModified, ContinuousClock.now - start < .seconds(5) { await Task.yield() }
+
+        #expect(first.value.authorization == "Bearer stamped")
+        #expect(stale.source == .cache && stale.value == first.value)
+        #expect(
+            try await count("cached-304", with: client) == 1,
+            "the revalidation was conditional, stamped like any call"
+        )
+        #expect(records.sawNotModified, "the revalidation has a record of its own")
+    }
+}
+
+/// Sets a bearer token on every request, as an auth middleware would.
+private struct StampAuthorization: Middleware {
+    func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
+        -> TransportResponse
+    {
+        var request = request
+        request.headers[.authorization] = "Bearer stamped"
+        return try await next(request, context: context)
+    }
+}
+
+/// Whether an exchange answered 304 was recorded.
+private final class RecordLog: ExchangeObserver {
+    private let lock = NSLock()
+    // Safe because every access holds `lock`.
+    nonisolated(unsafe) private var notModified = false
+    var sawNotModified: Bool { lock.withLock { notModified } }
+
+    func observe(_ event: ExchangeEvent) {
+        guard case .exchangeCompleted(let record) = event, record.statusCode == 304 else { return }
+        lock.withLock { notModified = true }
+    }
 }

@@ -1,6 +1,7 @@
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 private struct Versioned: Decodable, Equatable {
@@ -19,6 +20,31 @@ private struct Issue: Decodable, Equatable {
 struct CachingTests {
     private let transport = AsyncHTTPClientTransport()
     private let key = UUID().uuidString
+
+    @Test("stale-while-revalidate: the stale copy is served, and the revalidation is recorded for the observers")
+    func staleWhileRevalidate() async throws {
+        let records = NotModifiedLog()
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            transport: transport,
+            observers: [records]
+        )
+        let counters = try Counters()
+        let endpoint = Endpoint<EndpointKinds.Public, Versioned>(
+            path: "cached/\(key)",
+            queryItems: [URLQueryItem(name: "cc", value: "max-age=0, stale-while-revalidate=60")]
+        )
+        let first = try await client.exchange(for: endpoint)
+
+        let stale = try await client.exchange(for: endpoint)
+        _ = try await counters.await("cached-304", key)
+        let start = ContinuousClock.now
+        while !records.sawNotModified, ContinuousClock.now - start < .seconds(5) { await Task.yield() }
+
+        #expect(stale.source == .cache && stale.value == first.value)
+        #expect(try await counters.count("cached-304", key) == 1)
+        #expect(records.sawNotModified, "the revalidation has a record of its own")
+    }
 
     @Test("A fresh response is served from the cache and a no-cache one revalidated with a 304, per token")
     func cacheThroughAsyncHTTPClient() async throws {
@@ -60,5 +86,16 @@ struct CachingTests {
         }
         #expect(try await counters.count("pages-200", key) == 4)
         #expect(try await counters.count("pages-304", key) == 4)
+    }
+}
+
+/// Whether an exchange answered 304 was recorded.
+private final class NotModifiedLog: ExchangeObserver {
+    private let seen = NIOLockedValueBox(false)
+    var sawNotModified: Bool { seen.withLockedValue { $0 } }
+
+    func observe(_ event: ExchangeEvent) {
+        guard case .exchangeCompleted(let record) = event, record.statusCode == 304 else { return }
+        seen.withLockedValue { $0 = true }
     }
 }
