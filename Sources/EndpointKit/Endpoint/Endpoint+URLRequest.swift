@@ -93,6 +93,7 @@ extension Endpoint {
             idleTimeout: idleTimeout,
             bodyLimit: maximumResponseSize ?? defaults.maximumResponseSize,
             leavesEnvironmentOrigin: !isAtOrigin,
+            route: self.url == nil ? PreparedCall.Route(basePrefix: environment.base.prefix, path: path) : nil,
             temporaryBodyFile: temporaryFile
         )
     }

@@ -13,6 +13,9 @@
 /// or `..`, or holds one as a piece between `/` or `\`, fails to build with
 /// ``EndpointError/Kind/invalidRequest``, as an empty value does (which would silently turn `items/\(id)` into
 /// `items/`).
+///
+/// A path also knows its route: ``template`` is the path with each interpolated value replaced by a name in
+/// braces (`items/\(id)` gives `items/{id}`), which tracing reports as OpenTelemetry's `url.template`.
 public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The path as it is sent, already percent-encoded, without a leading `/`.
     public let percentEncoded: String
@@ -20,24 +23,64 @@ public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation
     /// Why this path cannot be sent, or `nil` when it can.
     let problem: String?
 
+    /// Where the interpolated values sit in ``percentEncoded``, or `nil` when the route is not known (a path made
+    /// from segments). Offsets only: the template is built when someone reads it, never on the way to the wire.
+    private let holes: [TemplateHole]?
+
     /// Creates a path from literal text, which stays as written.
     public init(stringLiteral value: String) {
         self.percentEncoded = Self.trimmingLeadingSlashes(PercentEncoding.encodeLiteralPath(value))
         self.problem = nil
+        self.holes = []
     }
 
     /// Creates a path from a string with interpolated values; each value becomes one segment.
     public init(stringInterpolation: StringInterpolation) {
-        self.percentEncoded = Self.trimmingLeadingSlashes(stringInterpolation.output)
+        let trimmed = Self.trimmingLeadingSlashes(stringInterpolation.output)
+        let dropped = stringInterpolation.output.utf8.count - trimmed.utf8.count
+        self.percentEncoded = trimmed
         self.problem = stringInterpolation.problem
+        self.holes = stringInterpolation.holes?.map { $0.shifted(by: -dropped) }
     }
 
-    /// Creates a path in which every element is one segment, encoded like an interpolated value.
+    /// Creates a path in which every element is one segment, encoded like an interpolated value. Its
+    /// ``template`` is `nil`: nothing tells which segments are the route.
     ///
     /// - Parameter segments: Unencoded segments; none may be empty.
     public init(segments: [String]) {
         self.percentEncoded = segments.map(PercentEncoding.encodeSegment).joined(separator: "/")
         self.problem = segments.lazy.compactMap { Self.problem(of: $0, after: "a segment") }.first
+        self.holes = nil
+    }
+
+    /// The route with every interpolated value replaced by its name in braces, without a leading `/`:
+    /// `"repos/\(owner, as: "owner")/\(repo, as: "repo")"` gives `repos/{owner}/{repo}`, and an unnamed value
+    /// is `{id}`. `nil` for a path made from segments, whose route is unknown. Low-cardinality by construction,
+    /// so it can name a span or a metric.
+    public var template: String? {
+        guard let holes else { return nil }
+        guard !holes.isEmpty else { return percentEncoded }
+        let utf8 = Array(percentEncoded.utf8)
+        var result = ""
+        var position = 0
+        for hole in holes {
+            result += String(decoding: utf8[position..<max(position, hole.start)], as: UTF8.self)
+            result += "{\(hole.name)}"
+            position = max(position, hole.end)
+        }
+        result += String(decoding: utf8[min(position, utf8.count)...], as: UTF8.self)
+        return result
+    }
+
+    /// Whether two paths send the same text; how it was built does not matter.
+    public static func == (lhs: EndpointPath, rhs: EndpointPath) -> Bool {
+        lhs.percentEncoded == rhs.percentEncoded && lhs.problem == rhs.problem
+    }
+
+    /// Hashes the text that is sent.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(percentEncoded)
+        hasher.combine(problem)
     }
 
     /// Why an interpolated `value` cannot be one segment, or `nil` when it can.
@@ -62,6 +105,8 @@ public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation
     public struct StringInterpolation: StringInterpolationProtocol {
         var output = ""
         var problem: String?
+        /// Where each value went, as UTF-8 offsets in `output`; `nil` once a piece of unknown route was added.
+        var holes: [TemplateHole]? = []
 
         /// Reserves room for the literal text and the interpolated values.
         public init(literalCapacity: Int, interpolationCount: Int) {
@@ -73,17 +118,42 @@ public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation
             output += PercentEncoding.encodeLiteralPath(literal)
         }
 
-        /// Appends `value` as exactly one path segment.
+        /// Appends `value` as exactly one path segment, shown as `{id}` in the ``EndpointPath/template``.
         public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
-            let text = value.description
-            if problem == nil { problem = EndpointPath.problem(of: text, after: output) }
-            output += PercentEncoding.encodeSegment(text)
+            appendInterpolation(value, as: "id")
         }
 
-        /// Appends another path as it is, for composing routes from pieces you wrote.
+        /// Appends `value` as exactly one path segment, shown as `{name}` in the ``EndpointPath/template``:
+        /// `"users/\(login, as: "login")"` has the template `users/{login}`.
+        public mutating func appendInterpolation(_ value: some CustomStringConvertible, as name: StaticString) {
+            let text = value.description
+            if problem == nil { problem = EndpointPath.problem(of: text, after: output) }
+            let start = output.utf8.count
+            output += PercentEncoding.encodeSegment(text)
+            holes?.append(TemplateHole(start: start, end: output.utf8.count, name: name))
+        }
+
+        /// Appends another path as it is, for composing routes from pieces you wrote; its template joins this one's.
         public mutating func appendInterpolation(path: EndpointPath) {
+            let start = output.utf8.count
             output += path.percentEncoded
             if problem == nil { problem = path.problem }
+            if let inner = path.holes {
+                holes?.append(contentsOf: inner.map { $0.shifted(by: start) })
+            } else {
+                holes = nil
+            }
         }
+    }
+}
+
+/// Where one interpolated value sits in a path's text, and the name its template shows.
+struct TemplateHole: Sendable {
+    var start: Int
+    var end: Int
+    var name: StaticString
+
+    func shifted(by offset: Int) -> TemplateHole {
+        TemplateHole(start: max(0, start + offset), end: max(0, end + offset), name: name)
     }
 }

@@ -17,6 +17,8 @@ final class CallState: Sendable {
         var sent: [TransportRequest] = []
         /// When the last head arrived, since the call started.
         var lastHead: Duration?
+        /// Requests that went on the wire, counted for instruments only.
+        var sends = 0
     }
 
     init(observers: [any ExchangeObserver], redactor: Redactor, clock: any Clock<Duration>) {
@@ -48,6 +50,14 @@ final class CallState: Sendable {
         state.withLock { state in
             state.attempts += 1
             return state.attempts
+        }
+    }
+
+    /// Counts a request going on the wire and returns how many went before it.
+    func beginSend() -> Int {
+        state.withLock { state in
+            defer { state.sends += 1 }
+            return state.sends
         }
     }
 

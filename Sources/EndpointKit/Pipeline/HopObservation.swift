@@ -1,7 +1,13 @@
-/// What one hop tells the call's observers: the cache's answers, the response head, the bytes, and one
-/// ``ExchangeRecord`` of what went on the wire when the hop ends. Unobserved calls skip all of it.
+import Foundation
+
+/// What one hop tells the call's observers and instruments: the cache's answers, the response head, the bytes, and
+/// one ``ExchangeRecord`` of what went on the wire when the hop ends. Unobserved, uninstrumented calls skip all of it.
 struct HopObservation {
     let call: CallState?
+    let context: RequestContext
+    /// The client's ``HopInstrument``s, and what they track of this hop once it goes on the wire.
+    let instruments: [any HopInstrument]
+    private var trackers: [any HopTracker] = []
     let redactor: Redactor
     let attempt: Int
     let hop: Int
@@ -15,21 +21,52 @@ struct HopObservation {
     var isStreamed = false
     var source = ResponseSource.network
 
-    init(request: TransportRequest, context: RequestContext, redactor: Redactor, attempt: Int, hop: Int) {
+    init(
+        request: TransportRequest,
+        context: RequestContext,
+        instruments: [any HopInstrument],
+        redactor: Redactor,
+        attempt: Int,
+        hop: Int
+    ) {
         call = context.call
+        self.context = context
+        self.instruments = instruments
         self.redactor = redactor
         self.attempt = attempt
         self.hop = hop
         isLogged = context.options.isLogged
-        start = context.call?.isObserved == true ? Stopwatch(context.clock) : nil
+        let isWatched = context.call?.isObserved == true || !instruments.isEmpty
+        start = isWatched ? Stopwatch(context.clock) : nil
         outgoing = request
     }
 
     var isObserved: Bool { start != nil }
 
-    /// Ends the hop: one record, with the error it ended with, if any.
-    func complete(_ error: EndpointError?) {
-        guard let call, let start else { return }
+    /// The request goes on the wire: each instrument may add headers to it, and tracks it.
+    mutating func willSend() {
+        guard !instruments.isEmpty else { return }
+        let origin = Origin(outgoing.url)
+        let exchange = ExchangeStart(
+            request: redactor.summary(of: outgoing),
+            serverAddress: outgoing.url.host,
+            serverPort: origin.port,
+            attempt: attempt,
+            hop: hop,
+            resendCount: call?.beginSend() ?? 0,
+            context: context
+        )
+        for instrument in instruments {
+            if let tracker = instrument.willSend(&outgoing, exchange) { trackers.append(tracker) }
+        }
+    }
+
+    /// Ends the hop: one record, with the error it ended with, if any, for the observers and the trackers.
+    mutating func complete(_ error: EndpointError?) {
+        guard let start else { return }
+        let trackers = self.trackers
+        self.trackers = []
+        guard call?.isObserved == true || !trackers.isEmpty else { return }
         var record = ExchangeRecord(
             request: outgoing,
             redactor: redactor,
@@ -43,7 +80,8 @@ struct HopObservation {
         record.isStreamed = isStreamed
         record.source = source
         record.isLogged = isLogged
-        call.emit(.exchangeCompleted(record))
+        call?.emit(.exchangeCompleted(record))
+        for tracker in trackers { tracker.ended(record) }
     }
 
     /// A stored response handed back without sending: observed like an exchange, marked as the cache's.
@@ -60,12 +98,16 @@ struct HopObservation {
     /// The cache answered `request` from what it stores (`source`).
     func cacheAnswered(_ source: ResponseSource, for request: TransportRequest) {
         call?.emit(.cache(attempt: attempt, request: redactor.summary(of: request), source: source))
+        for instrument in instruments {
+            instrument.cacheAnswered(source, for: redactor.summary(of: request), context: context)
+        }
     }
 
     /// The response head to `request` arrived.
     mutating func headArrived(_ response: TransportResponse, for request: TransportRequest) {
         call?.headArrived(response.headReceivedAt)
         statusCode = response.statusCode
+        for tracker in trackers { tracker.headReceived(statusCode: response.statusCode, headers: response.headers) }
         call?.emit(
             .responseReceived(attempt: attempt, request: redactor.summary(of: request), statusCode: response.statusCode)
         )

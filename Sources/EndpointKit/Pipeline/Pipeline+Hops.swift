@@ -59,6 +59,7 @@ extension Pipeline {
             var observation = HopObservation(
                 request: request,
                 context: context,
+                instruments: pipeline.instruments,
                 redactor: pipeline.redactor,
                 attempt: attempt,
                 hop: hop
@@ -84,7 +85,9 @@ extension Pipeline {
                     observation.outgoing = conditional
                 }
             }
-            // The header check sees what goes on the wire, the conditions the cache added included.
+            observation.willSend()
+            // The header check sees what goes on the wire, the conditions the cache added and the instruments'
+            // headers included.
             if let problem = observation.outgoing.problem { throw EndpointError(.invalidRequest, problem) }
             return try await transmit(request, options: options, hop: hop, step: step, observation: &observation)
         }

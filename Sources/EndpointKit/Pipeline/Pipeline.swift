@@ -12,6 +12,8 @@ import Foundation
 struct Pipeline: Sendable {
     let transport: any Transport
     let middleware: [any Middleware]
+    /// The middleware that also instrument every request on the wire, found once.
+    let instruments: [any HopInstrument]
     let validators: [ResponseValidator]
     let redirectPolicy: RedirectPolicy
     let observers: [any ExchangeObserver]
@@ -40,6 +42,7 @@ struct Pipeline: Sendable {
     ) {
         self.transport = transport
         self.middleware = middleware
+        instruments = middleware.compactMap { $0 as? any HopInstrument }
         self.validators = validators
         self.redirectPolicy = redirectPolicy
         self.observers = observers
@@ -72,7 +75,8 @@ struct Pipeline: Sendable {
             requiresAuthentication: prepared.requiresAuthentication,
             timeout: prepared.timeout,
             clock: clock,
-            call: call
+            call: call,
+            route: prepared.route
         )
         let innermost = MiddlewareNext { request, context in
             try await attempt(request, context: context, prepared: prepared, body: body)

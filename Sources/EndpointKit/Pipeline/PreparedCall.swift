@@ -18,6 +18,8 @@ struct PreparedCall: Sendable {
     /// Whether the endpoint's absolute URL is at another origin than the environment's, so that the first hop,
     /// like a redirect there, goes without credentials.
     var leavesEnvironmentOrigin = false
+    /// The route the endpoint's path came from, or `nil` for an endpoint with an absolute URL.
+    var route: Route?
     /// A file made for this call only (an assembled multipart body), deleted when the call is over.
     var temporaryBodyFile: URL?
 
@@ -25,5 +27,25 @@ struct PreparedCall: Sendable {
     func removeTemporaryBodyFile() {
         guard let file = temporaryBodyFile else { return }
         try? FileManager.default.removeItem(at: file)
+    }
+
+    /// Where an endpoint's route comes from: the base URL and the endpoint's path. Kept as parts (two references)
+    /// and joined into ``RequestContext/urlTemplate`` only when someone reads it.
+    struct Route: Sendable {
+        /// The base URL without query or fragment, e.g. `https://api.example.com/v1`.
+        var basePrefix: String
+        var path: EndpointPath
+
+        /// `/v1/items/{id}`: the base URL's path, then the path's template.
+        var template: String? {
+            guard let pathTemplate = path.template else { return nil }
+            var basePath = ""
+            if let scheme = basePrefix.range(of: "://"),
+                let slash = basePrefix[scheme.upperBound...].firstIndex(of: "/")
+            {
+                basePath = String(basePrefix[slash...])
+            }
+            return basePath + "/" + pathTemplate
+        }
     }
 }
