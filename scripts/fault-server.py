@@ -57,6 +57,8 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            2 s ahead (an hour ahead with ?far=1), as GitHub answers; later ones get 200 and count
                            ratelimit-early/KEY when they came before the reset
     GET  /problem/KEY      422 with an API's own error JSON: {"message": "Validation Failed", "errors": [...]}
+    GET  /auth/KEY         counted; 200 with {"authorized": true} when Authorization is "Bearer fresh", else 401 with
+                           WWW-Authenticate: Bearer (a token the server no longer takes, for refresh tests)
     GET  /release/KEY      counted as release/KEY: lets /jsonl/KEY send its next line
     GET  /file-redirect/KEY/N  302 to the same file at http://localhost:PORT (another origin than 127.0.0.1)
     ANY  /raw/KEY?b64=B    counted; sends exactly the bytes B decodes to (URL-safe base64) and nothing else, then
@@ -615,6 +617,14 @@ def route_cached(request):
     respond_head(sock, 200, "OK", fields, json.dumps(body).encode())
 
 
+def route_auth(request):
+    count("auth/" + request.key)
+    if request.headers.get("authorization") == "Bearer fresh":
+        respond(request.sock, 200, b'{"authorized": true}', close=request.closing)
+        return
+    respond_head(request.sock, 401, "Unauthorized", [("WWW-Authenticate", "Bearer"), ("Content-Type", "application/json")], b"{}")
+
+
 def route_bump(request):
     key = request.key
     count("bump/" + key)
@@ -704,6 +714,7 @@ ROUTES = {
     "echo": route_echo,
     "cached": route_cached,
     "bump": route_bump,
+    "auth": route_auth,
     "pages": route_pages,
     "versioned": route_versioned,
 }

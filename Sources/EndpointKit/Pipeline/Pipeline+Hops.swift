@@ -88,7 +88,11 @@ extension Pipeline {
             observation.willSend()
             // The header check sees what goes on the wire, the conditions the cache added and the instruments'
             // headers included.
-            if let problem = observation.outgoing.problem { throw EndpointError(.invalidRequest, problem) }
+            if let problem = observation.outgoing.problem {
+                let error = EndpointError(.invalidRequest, problem)
+                observation.complete(error)
+                throw error
+            }
             return try await transmit(request, options: options, hop: hop, step: step, observation: &observation)
         }
 

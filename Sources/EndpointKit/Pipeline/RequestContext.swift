@@ -31,6 +31,12 @@ public struct RequestContext: Sendable {
     /// the number ``EndpointError/attempts`` and ``Response/attempts`` report.
     public var attempt: Int { call?.attemptCount ?? fixedAttempt }
 
+    /// `request`'s method and URL, redacted by the client's lists (``RequestDefaults/sensitiveQueryNames`` with the
+    /// built-in ones): what a middleware may log or report.
+    public func summary(of request: TransportRequest) -> RequestSummary {
+        call?.redactor.summary(of: request) ?? RequestSummary(request)
+    }
+
     /// Creates a context, for tests of a middleware; a client makes its own.
     public init(
         options: RequestOptions = RequestOptions(),

@@ -1,0 +1,68 @@
+import EndpointKit
+import Instrumentation
+import Logging
+import Tracing
+
+extension Observability {
+    /// The call span: `internal`, named like its client spans, parent of them (through the task-local context),
+    /// with the final status; and one `warning` line when the call fails.
+    public func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
+        -> TransportResponse
+    {
+        guard tracesCalls else { return try await logFailure(of: request, context: context) { try await next(request, context: context) } }
+        let span = currentTracer.startSpan(
+            SemanticConventions.spanName(method: request.method, template: context.urlTemplate),
+            context: InstrumentationContext.current ?? .topLevel,
+            ofKind: .internal
+        )
+        defer { span.end() }
+        if span.isRecording {
+            span.updateAttributes { attributes in
+                attributes[SemanticConventions.method] = SemanticConventions.method(request.method)
+                if let template = context.urlTemplate { attributes[SemanticConventions.urlTemplate] = template }
+            }
+        }
+        do {
+            let response = try await InstrumentationContext.$current.withValue(span.context) {
+                try await CallSpan.$current.withValue(span) {
+                    try await logFailure(of: request, context: context) { try await next(request, context: context) }
+                }
+            }
+            SemanticConventions.record(statusCode: response.statusCode, on: span)
+            return response
+        } catch {
+            SemanticConventions.record(error, on: span)
+            throw error
+        }
+    }
+
+    /// Runs `call`, logging a `warning` when it throws or ends with a status of 400 or more.
+    private func logFailure(
+        of request: TransportRequest,
+        context: RequestContext,
+        _ call: () async throws -> TransportResponse
+    ) async throws -> TransportResponse {
+        do {
+            let response = try await call()
+            if response.statusCode >= 400 {
+                logger.warning(
+                    "call failed: \(context.summary(of: request)) → \(response.statusCode)",
+                    metadata: LogFields.call(request, context: context, statusCode: response.statusCode, errorType: "\(response.statusCode)")
+                )
+            }
+            return response
+        } catch {
+            let type = SemanticConventions.errorType(of: error)
+            logger.warning(
+                "call failed: \(context.summary(of: request)) → \(type)",
+                metadata: LogFields.call(request, context: context, statusCode: (error as? EndpointError)?.statusCode, errorType: type)
+            )
+            throw error
+        }
+    }
+}
+
+/// The span of the call in progress, for the cache's answers, which have no request of their own.
+enum CallSpan {
+    @TaskLocal static var current: (any Span)?
+}

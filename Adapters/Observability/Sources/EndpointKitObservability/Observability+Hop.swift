@@ -1,0 +1,89 @@
+import Foundation
+import EndpointKit
+import Instrumentation
+import Logging
+import Tracing
+
+extension Observability {
+    /// A request goes on the wire: its client span starts, a child of the call's (or the caller's) span; the
+    /// trace context goes into its headers; it counts as active until it ends.
+    public func willSend(_ request: inout TransportRequest, _ exchange: ExchangeStart) -> (any HopTracker)? {
+        let tracer = currentTracer
+        // The route names the endpoint's own request; a redirect goes elsewhere.
+        let template = exchange.hop == 0 ? exchange.context.urlTemplate : nil
+        let span = tracer.startSpan(
+            SemanticConventions.spanName(method: request.method, template: template),
+            context: InstrumentationContext.current ?? .topLevel,
+            ofKind: .client
+        )
+        if span.isRecording { describe(request, exchange, template: template, on: span) }
+        tracer.inject(span.context, into: &request.headers, using: HeadersInjector())
+        let metrics = HTTPMetrics(
+            factory: currentMetricsFactory,
+            method: request.method,
+            scheme: request.url.scheme,
+            exchange: exchange,
+            template: template
+        )
+        metrics.started()
+        return HopSpan(
+            span: span,
+            metrics: metrics,
+            logger: logger,
+            template: template,
+            trace: TraceParent(request.headers["traceparent"])
+        )
+    }
+
+    /// The span's attributes that are known before the request is sent.
+    private func describe(_ request: TransportRequest, _ exchange: ExchangeStart, template: String?, on span: any Span) {
+        span.updateAttributes { attributes in
+            let method = SemanticConventions.method(request.method)
+            attributes[SemanticConventions.method] = method
+            if method == "_OTHER" { attributes[SemanticConventions.methodOriginal] = request.method.rawValue }
+            attributes[SemanticConventions.urlFull] = exchange.request.redactedURL
+            if let template { attributes[SemanticConventions.urlTemplate] = template }
+            if let address = exchange.serverAddress { attributes[SemanticConventions.serverAddress] = address }
+            if let port = exchange.serverPort { attributes[SemanticConventions.serverPort] = port }
+            if exchange.resendCount > 0 { attributes[SemanticConventions.resendCount] = exchange.resendCount }
+        }
+    }
+
+    /// The cache answered: an event on the call's span (a response from the store has no request, so no client
+    /// span), a count by outcome (`hit`, `revalidated`, `miss`), and a `debug` line for a hit.
+    public func cacheAnswered(_ source: ResponseSource, for request: RequestSummary, context: RequestContext) {
+        let outcome = CacheOutcome(source)
+        if let span = CallSpan.current, span.isRecording {
+            span.addEvent(SpanEvent(name: SemanticConventions.cacheEvent, attributes: [SemanticConventions.cacheOutcome: .string(outcome.rawValue)]))
+        }
+        HTTPMetrics.countCache(outcome, method: request.method, template: context.urlTemplate, factory: currentMetricsFactory)
+        if outcome == .hit {
+            logger.debug(
+                "\(request) served from the cache",
+                metadata: [
+                    SemanticConventions.method: "\(request.method)",
+                    SemanticConventions.urlFull: "\(request.redactedURL)",
+                    SemanticConventions.cacheOutcome: "\(outcome.rawValue)",
+                ]
+            )
+        }
+    }
+}
+
+/// What the cache did for a request, as the cache metric and event name it.
+enum CacheOutcome: String, Sendable {
+    /// Served from the store, no request sent.
+    case hit
+    /// Served from the store after the server's 304.
+    case revalidated
+    /// Nothing usable stored: the response came from the network.
+    case miss
+
+    init(_ source: ResponseSource) {
+        switch source {
+        case .cache: self = .hit
+        case .revalidated: self = .revalidated
+        case .network: self = .miss
+        }
+    }
+}
