@@ -28,6 +28,8 @@ extension URLSessionTransport {
             let uploadProgress: (@Sendable (Int64, Int64?) -> Void)?
             let finished: @Sendable () -> Void
             var response: HTTPURLResponse?
+            /// Whether an authentication challenge was declined, so that the 401 it came with is the answer.
+            var declinedChallenge = false
             /// The head's headers, converted once.
             var headers = HTTPHeaders()
             var headReceivedAt: ContinuousClock.Instant?
@@ -221,12 +223,16 @@ extension URLSessionTransport {
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            if error == nil, let response = task.response { receive(response, for: task) }
+            let declined = exchanges.withLock { $0[task.taskIdentifier]?.declinedChallenge == true }
+            if error == nil || declined, let response = task.response { receive(response, for: task) }
             guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
             if let deadline = exchange.deadline { DeadlineScheduler.shared.cancel(deadline) }
             defer { exchange.finished() }
             let failure: EndpointError?
-            if let error {
+            if declined, exchange.response != nil {
+                // The challenge's 401 is the answer; its body, held back for the challenge, is not delivered.
+                failure = nil
+            } else if let error {
                 failure = URLSessionTransport.endpointError(
                     from: error,
                     afterHead: exchange.response != nil,
@@ -256,6 +262,24 @@ extension URLSessionTransport {
                 exchange.body?.finish(throwing: failure)
             }
         }
+
+        #if canImport(FoundationNetworking)
+        /// Declines an HTTP authentication challenge (a 401 or 407 with `WWW-Authenticate: Basic`, …), so that its
+        /// response reaches the caller, as it does on Apple platforms: authentication is the kind's and the
+        /// middleware's, never the session's. Linux URLSession's default handling with no stored credential
+        /// neither retries nor completes the task (swift-corelibs-foundation#5456), so every such request waited
+        /// for its deadline. Declining cancels the task; ``urlSession(_:task:didCompleteWithError:)`` then hands
+        /// on the response that came with the challenge, without its body, which URLSession held back.
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            exchanges.withLock { $0[task.taskIdentifier]?.declinedChallenge = true }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+        #endif
 
         /// Hands the 3xx to the caller as the response, and ends the task without answering `completionHandler`.
         ///
