@@ -7,6 +7,11 @@ error the compiler prints) says so on the line before it: `<!-- fragment: why --
 `/// <!-- fragment: why -->`).
 
     scripts/check-doc-examples.py MODULES_DIR [FILTER]   # FILTER: only blocks whose file contains it
+    scripts/check-doc-examples.py ADAPTER_MODULES_DIR --adapter
+
+A block that imports an adapter's module (`import EndpointKitObservability`) needs that adapter's build: the first
+form leaves it out, and the second checks only those blocks, and the doc comments of Adapters/Observability,
+against the modules of `swift build --package-path Adapters/Observability`.
 """
 import concurrent.futures
 import pathlib
@@ -52,14 +57,25 @@ def comment_blocks(path):
         index += 1
 
 
-def blocks(only):
+ADAPTER_IMPORT = re.compile(r"^import EndpointKitObservability\b", re.M)
+
+
+def blocks(only, adapter):
+    """The blocks to check: those that need no adapter, or (with `adapter`) only those that need the adapter."""
     documents = [pathlib.Path("README.md")] + sorted(pathlib.Path("Sources/EndpointKit/EndpointKit.docc").rglob("*.md"))
+    documents += [pathlib.Path("Adapters/Observability/README.md")]
+    found = []
     for path in documents:
         for line, text, marked in markdown_blocks(path):
-            yield str(path), line, text, marked
-    for path in sorted(pathlib.Path("Sources/EndpointKit").rglob("*.swift")):
-        for line, text, marked in comment_blocks(path):
-            yield str(path), line, text, marked
+            found.append((str(path), line, text, marked))
+    for folder in ["Sources/EndpointKit", "Adapters/Observability/Sources"]:
+        for path in sorted(pathlib.Path(folder).rglob("*.swift")):
+            for line, text, marked in comment_blocks(path):
+                found.append((str(path), line, text, marked))
+    for block in found:
+        needs_adapter = bool(ADAPTER_IMPORT.search(block[2])) or block[0].startswith("Adapters/Observability/Sources")
+        if needs_adapter == adapter:
+            yield block
 
 
 HEADER = "import EndpointKit\nimport EndpointKitTesting\nimport Foundation\n#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n"
@@ -67,7 +83,8 @@ HEADER = "import EndpointKit\nimport EndpointKitTesting\nimport Foundation\n#if 
 
 def typecheck(modules, folder, text, prelude):
     main = folder / "main.swift"
-    main.write_text(HEADER + ("import DocPrelude\n" if prelude else "") + text + "\n")
+    header = HEADER + ("import EndpointKitObservability\n" if ADAPTER else "")
+    main.write_text(header + ("import DocPrelude\n" if prelude else "") + text + "\n")
     search = ["-I", modules] + (["-I", prelude] if prelude else [])
     command = ["swiftc", "-typecheck", "-swift-version", "6", *search, "-module-name", "DocExample", str(main)]
     result = subprocess.run(command, capture_output=True, text=True)
@@ -85,11 +102,12 @@ def check(modules, number, block):
         with_prelude, errors = typecheck(modules, folder, text, PRELUDE)
         if with_prelude:
             return None
-        shown = [re.sub(r"^.*main\.swift:(\d+):\d+: ", lambda m: f"line {int(m.group(1)) - 7}: ", e) for e in errors[:3]]
+        shown = [re.sub(r"^.*main\.swift:(\d+):\d+: ", lambda m: f"line {int(m.group(1)) - (8 if ADAPTER else 7)}: ", e) for e in errors[:3]]
         return f"{path}:{line}: the example does not type-check:\n    " + "\n    ".join(shown)
 
 
 PRELUDE = ""
+ADAPTER = False
 
 
 def build_prelude(modules, folder):
@@ -105,13 +123,16 @@ def build_prelude(modules, folder):
 
 
 def main():
-    global PRELUDE
-    modules = sys.argv[1]
-    only = sys.argv[2] if len(sys.argv) > 2 else ""
+    global PRELUDE, ADAPTER
+    arguments = [argument for argument in sys.argv[1:] if argument != "--adapter"]
+    adapter = "--adapter" in sys.argv[1:]
+    ADAPTER = adapter
+    modules = arguments[0]
+    only = arguments[1] if len(arguments) > 1 else ""
     prelude_folder = tempfile.mkdtemp(prefix="doc-prelude-")
     build_prelude(modules, prelude_folder)
     PRELUDE = prelude_folder
-    found = [block for block in blocks(only) if only in block[0]]
+    found = [block for block in blocks(only, adapter) if only in block[0]]
     checked = [block for block in found if not block[3]]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         failures = [f for f in pool.map(lambda item: check(modules, *item), enumerate(checked)) if f]

@@ -7,8 +7,9 @@
 #   4. the DocC catalog, with warnings as errors, and a short run of every fuzz target (Fuzz/)
 #   5. httpbin, nginx (http, and https with a test CA made for the run) and the fault server on free loopback
 #      ports, then `swift test` with that CA trusted for it alone, then the servers are stopped by PID
-#   6. the AsyncHTTPClient adapter (Adapters/AsyncHTTPClient, a package of its own): its build, with no warning in
-#      its own code, and its tests against the same servers
+#   6. the adapters (Adapters/AsyncHTTPClient, Adapters/Observability, packages of their own): each one's build,
+#      with no warning in its own code, and its tests against the same servers; then the docs' examples that use
+#      the Observability adapter, type-checked against its build
 #   7. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +24,8 @@ trap cleanup EXIT
 echo "== swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fuzz \
     Adapters/AsyncHTTPClient/Package.swift Adapters/AsyncHTTPClient/Sources Adapters/AsyncHTTPClient/Tests \
-    Adapters/AsyncHTTPClient/Benchmarks
+    Adapters/AsyncHTTPClient/Benchmarks \
+    Adapters/Observability/Package.swift Adapters/Observability/Sources Adapters/Observability/Tests
 
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors
@@ -49,15 +51,20 @@ echo "== swift test (the run's test CA trusted for it alone)"
 scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build "$@"
 
 if [ $# -eq 0 ]; then
-    echo "== AsyncHTTPClient adapter: build (no warnings in its own code) and tests"
-    adapter=Adapters/AsyncHTTPClient
-    swift build --package-path "$adapter" --build-tests 2>&1 | tee "$state/adapter-build.log"
-    # Its dependencies' warnings are theirs; a warning in the adapter's own files fails the run.
-    if grep -E "^$PWD/$adapter/(Sources|Tests|Benchmarks)/.*warning:" "$state/adapter-build.log"; then
-        echo "the adapter's code has warnings" >&2
-        exit 1
-    fi
-    scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --package-path "$adapter" --skip-build
+    for adapter in Adapters/AsyncHTTPClient Adapters/Observability; do
+        echo "== $adapter: build (no warnings in its own code) and tests"
+        log="$state/$(basename "$adapter")-build.log"
+        swift build --package-path "$adapter" --build-tests 2>&1 | tee "$log"
+        # Its dependencies' warnings are theirs; a warning in the adapter's own files fails the run.
+        if grep -E "^$PWD/$adapter/(Sources|Tests|Benchmarks)/.*warning:" "$log"; then
+            echo "$adapter has warnings in its own code" >&2
+            exit 1
+        fi
+        scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --package-path "$adapter" --skip-build
+    done
+
+    echo "== doc examples that use the Observability adapter, against its build"
+    scripts/check-doc-examples.py "$(swift build --package-path Adapters/Observability --show-bin-path)/Modules" --adapter
 
     echo "== swift test, unit suites under Thread Sanitizer"
     swift test --scratch-path .build-tsan --sanitize=thread --filter EndpointKitTests 2>&1 | tee "$state/tsan.log"

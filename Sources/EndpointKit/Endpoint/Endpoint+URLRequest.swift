@@ -53,8 +53,7 @@ extension Endpoint {
             throw invalid("method \(method.rawValue.debugDescription) is not an HTTP token")
         }
 
-        let timeout: Duration?
-        let idleTimeout: Duration?
+        let (timeout, idleTimeout): (Duration?, Duration?)
         do throws(EndpointError) {
             timeout = try Self.deadline(self.timeout ?? defaults.timeout, setting: "timeout")
             idleTimeout = try Self.deadline(self.idleTimeout ?? defaults.idleTimeout, setting: "idleTimeout")

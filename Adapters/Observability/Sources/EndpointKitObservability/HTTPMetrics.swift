@@ -48,7 +48,8 @@ struct HTTPMetrics: Sendable {
     }
 
     /// Counts one answer of the cache.
-    static func countCache(_ outcome: CacheOutcome, method: HTTPMethod, template: String?, factory: any MetricsFactory) {
+    static func countCache(_ outcome: CacheOutcome, method: HTTPMethod, template: String?, factory: any MetricsFactory)
+    {
         var dimensions = [
             (SemanticConventions.method, SemanticConventions.method(method)),
             (SemanticConventions.cacheOutcome, outcome.rawValue),

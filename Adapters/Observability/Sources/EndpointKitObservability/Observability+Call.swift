@@ -9,7 +9,9 @@ extension Observability {
     public func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
         -> TransportResponse
     {
-        guard tracesCalls else { return try await logFailure(of: request, context: context) { try await next(request, context: context) } }
+        guard tracesCalls else {
+            return try await logFailure(of: request, context: context) { try await next(request, context: context) }
+        }
         let span = currentTracer.startSpan(
             SemanticConventions.spanName(method: request.method, template: context.urlTemplate),
             context: InstrumentationContext.current ?? .topLevel,
@@ -47,7 +49,12 @@ extension Observability {
             if response.statusCode >= 400 {
                 logger.warning(
                     "call failed: \(context.summary(of: request)) → \(response.statusCode)",
-                    metadata: LogFields.call(request, context: context, statusCode: response.statusCode, errorType: "\(response.statusCode)")
+                    metadata: LogFields.call(
+                        request,
+                        context: context,
+                        statusCode: response.statusCode,
+                        errorType: "\(response.statusCode)"
+                    )
                 )
             }
             return response
@@ -55,7 +62,12 @@ extension Observability {
             let type = SemanticConventions.errorType(of: error)
             logger.warning(
                 "call failed: \(context.summary(of: request)) → \(type)",
-                metadata: LogFields.call(request, context: context, statusCode: (error as? EndpointError)?.statusCode, errorType: type)
+                metadata: LogFields.call(
+                    request,
+                    context: context,
+                    statusCode: (error as? EndpointError)?.statusCode,
+                    errorType: type
+                )
             )
             throw error
         }

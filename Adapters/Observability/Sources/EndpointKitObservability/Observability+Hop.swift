@@ -1,5 +1,5 @@
-import Foundation
 import EndpointKit
+import Foundation
 import Instrumentation
 import Logging
 import Tracing
@@ -36,7 +36,8 @@ extension Observability {
     }
 
     /// The span's attributes that are known before the request is sent.
-    private func describe(_ request: TransportRequest, _ exchange: ExchangeStart, template: String?, on span: any Span) {
+    private func describe(_ request: TransportRequest, _ exchange: ExchangeStart, template: String?, on span: any Span)
+    {
         span.updateAttributes { attributes in
             let method = SemanticConventions.method(request.method)
             attributes[SemanticConventions.method] = method
@@ -54,9 +55,19 @@ extension Observability {
     public func cacheAnswered(_ source: ResponseSource, for request: RequestSummary, context: RequestContext) {
         let outcome = CacheOutcome(source)
         if let span = CallSpan.current, span.isRecording {
-            span.addEvent(SpanEvent(name: SemanticConventions.cacheEvent, attributes: [SemanticConventions.cacheOutcome: .string(outcome.rawValue)]))
+            span.addEvent(
+                SpanEvent(
+                    name: SemanticConventions.cacheEvent,
+                    attributes: [SemanticConventions.cacheOutcome: .string(outcome.rawValue)]
+                )
+            )
         }
-        HTTPMetrics.countCache(outcome, method: request.method, template: context.urlTemplate, factory: currentMetricsFactory)
+        HTTPMetrics.countCache(
+            outcome,
+            method: request.method,
+            template: context.urlTemplate,
+            factory: currentMetricsFactory
+        )
         if outcome == .hit {
             logger.debug(
                 "\(request) served from the cache",

@@ -7,9 +7,10 @@ import Tracing
 /// OpenTelemetry-conformant tracing, metrics and logs for an ``EndpointClient``, in one value listed first in its
 /// middleware:
 ///
+///     let auth = BearerAuthentication(token: { token }, refresh: { _ in token })
 ///     let client = EndpointClient(
-///         environment: .production,
-///         middleware: [Observability(), BearerAuthentication(tokens: tokens), Retry()]
+///         environment: ServerEnvironment(baseURL: URL(string: "https://api.example.com/v1")!),
+///         middleware: [Observability(), auth, Retry()]
 ///     )
 ///
 /// It is a middleware, so where it sits decides what its **call span** covers (listed first: retries, token

@@ -3,8 +3,8 @@ import EndpointKitObservability
 import Foundation
 import InMemoryLogging
 import InMemoryTracing
-import MetricsTestKit
 import Logging
+import MetricsTestKit
 import Testing
 import Tracing
 
@@ -58,7 +58,10 @@ struct CallScenarioTests {
         #expect(!harness.entries.contains { $0.level >= .warning })
     }
 
-    @Test("A 404: the client span and the call span are errors with error.type 404, and the call logs one warning", arguments: TransportKind.allCases)
+    @Test(
+        "A 404: the client span and the call span are errors with error.type 404, and the call logs one warning",
+        arguments: TransportKind.allCases
+    )
     func notFound(kind: TransportKind) async throws {
         let harness = Harness()
         let client = harness.client(try Servers.httpbin(), kind)
@@ -116,7 +119,9 @@ struct CallScenarioTests {
         let client = harness.client(base, kind)
         let endpoint = Endpoint<EndpointKinds.Public, Data>(
             path: "redirect-to",
-            queryItems: [URLQueryItem(name: "url", value: target.appendingPathComponent("missing-\(UUID())").absoluteString)]
+            queryItems: [
+                URLQueryItem(name: "url", value: target.appendingPathComponent("missing-\(UUID())").absoluteString)
+            ]
         )
 
         _ = try? await client.response(for: endpoint)
@@ -153,7 +158,10 @@ struct CallScenarioTests {
         #expect(!everything.contains("Bearer") && !everything.contains("stale") && !everything.contains("\"fresh"))
     }
 
-    @Test("A refused connection: error.type transportFailed on both spans, a warning, nothing left active", arguments: TransportKind.allCases)
+    @Test(
+        "A refused connection: error.type transportFailed on both spans, a warning, nothing left active",
+        arguments: TransportKind.allCases
+    )
     func refused(kind: TransportKind) async throws {
         let harness = Harness()
         let client = harness.client(URL(string: "http://127.0.0.1:1")!, kind)

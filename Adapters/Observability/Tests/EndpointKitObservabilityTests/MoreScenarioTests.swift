@@ -30,7 +30,11 @@ struct MoreScenarioTests {
         let calls = harness.callSpans
         try #require(calls.count == 2)
         #expect(calls.map { $0.events.map(\.name) } == [["endpointkit.cache"], ["endpointkit.cache"]])
-        #expect(calls.map { $0.events.first?.attributes.get("endpointkit.cache.outcome").map(Harness.text) } == ["miss", "hit"])
+        #expect(
+            calls.map { $0.events.first?.attributes.get("endpointkit.cache.outcome").map(Harness.text) } == [
+                "miss", "hit",
+            ]
+        )
         #expect(harness.cacheCount("miss") == 1 && harness.cacheCount("hit") == 1)
         #expect(harness.entries.contains { $0.level == .debug && $0.metadata["endpointkit.cache.outcome"] == "hit" })
     }
@@ -57,7 +61,10 @@ struct MoreScenarioTests {
         #expect(harness.callSpans.last?.status == nil)
     }
 
-    @Test("A timeout: error.type timedOut on the client span, the call span and the duration; a warning; nothing active", arguments: TransportKind.allCases)
+    @Test(
+        "A timeout: error.type timedOut on the client span, the call span and the duration; a warning; nothing active",
+        arguments: TransportKind.allCases
+    )
     func timeout(kind: TransportKind) async throws {
         let harness = Harness()
         var defaults = RequestDefaults()
@@ -77,7 +84,10 @@ struct MoreScenarioTests {
         #expect(harness.activeRequests == 0)
     }
 
-    @Test("A cancelled call: its client span ends with error.type cancelled, and nothing is left active", arguments: TransportKind.allCases)
+    @Test(
+        "A cancelled call: its client span ends with error.type cancelled, and nothing is left active",
+        arguments: TransportKind.allCases
+    )
     func cancelled(kind: TransportKind) async throws {
         let harness = Harness()
         let client = harness.client(try Servers.fault(), kind)
@@ -129,7 +139,10 @@ struct MoreScenarioTests {
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("obs-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }
 
-        _ = try await client.download(for: Endpoint<EndpointKinds.Public, Data>(path: "file/\(Servers.key())/\(1)"), to: destination).result()
+        _ = try await client.download(
+            for: Endpoint<EndpointKinds.Public, Data>(path: "file/\(Servers.key())/\(1)"),
+            to: destination
+        ).result()
 
         let hops = harness.clientSpans
         #expect(hops.count == 4)
@@ -158,7 +171,10 @@ struct MoreScenarioTests {
         #expect(harness.clientSpans.map(\.operationName) == ["GET /pages/{id}", "GET", "GET"])
     }
 
-    @Test("A call inside the caller's span is its child, and so is every client span under it", arguments: TransportKind.allCases)
+    @Test(
+        "A call inside the caller's span is its child, and so is every client span under it",
+        arguments: TransportKind.allCases
+    )
     func callerSpan(kind: TransportKind) async throws {
         let harness = Harness()
         let client = harness.client(try Servers.httpbin(), kind)

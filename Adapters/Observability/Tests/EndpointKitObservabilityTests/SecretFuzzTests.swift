@@ -16,12 +16,40 @@ struct SecretFuzzTests {
     /// A random credential: a marker no URL, key or status holds, then random letters and digits.
     private static func secret(_ generator: inout SeededGenerator) -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        return "Zq" + String((0..<Int.random(in: 10...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+        return "Zq"
+            + String(
+                (0..<Int.random(in: 10...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+            )
+    }
+
+    /// A POST with `values` as secrets: three in the query, three in headers, one in the JSON body.
+    private static func endpoint(
+        _ path: EndpointPath,
+        carrying values: [String],
+        index: Int,
+        using generator: inout SeededGenerator
+    ) -> Endpoint<EndpointKinds.Private, Data> {
+        Endpoint(
+            method: .post,
+            path: path,
+            queryItems: [
+                URLQueryItem(
+                    name: ["token", "api_key", "access_token"].randomElement(using: &generator)!,
+                    value: values[0]
+                ),
+                URLQueryItem(name: "visa", value: values[1]),
+                URLQueryItem(name: "page", value: "\(index)"),
+            ],
+            headers: ["X-Session": values[2], "Cookie": "sid=\(values[3])", "X-API-Key": values[4]],
+            body: JSONBody(["password": values[5], "name": "item \(index)"])
+        )
     }
 
     @Test("1,000 calls with secrets in headers, queries and bodies leave none in any attribute, dimension or log field")
     func noSecretAnywhere() async throws {
-        let seed = ProcessInfo.processInfo.environment["EK_OBS_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        let seed =
+            ProcessInfo.processInfo.environment["EK_OBS_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64.max)
         print("SecretFuzzTests seed \(seed) (rerun with EK_OBS_SEED=\(seed))")
         var generator = SeededGenerator(seed: seed)
         let harness = Harness()
@@ -44,23 +72,17 @@ struct SecretFuzzTests {
             let client = try #require(clients["\(kind)\(toHTTPBin ? httpbin : fault)"])
             let values = (0..<7).map { _ in Self.secret(&generator) }
             secrets += values
-            let path: EndpointPath = toHTTPBin ? "status/\([200, 401, 500].randomElement(using: &generator)!)" : "echo/\("fuzz")"
-            let endpoint = Endpoint<EndpointKinds.Private, Data>(
-                method: .post,
-                path: path,
-                queryItems: [
-                    URLQueryItem(name: ["token", "api_key", "access_token"].randomElement(using: &generator)!, value: values[0]),
-                    URLQueryItem(name: "visa", value: values[1]),
-                    URLQueryItem(name: "page", value: "\(index)"),
-                ],
-                headers: ["X-Session": values[2], "Cookie": "sid=\(values[3])", "X-API-Key": values[4]],
-                body: JSONBody(["password": values[5], "name": "item \(index)"])
-            )
+            let path: EndpointPath =
+                toHTTPBin ? "status/\([200, 401, 500].randomElement(using: &generator)!)" : "echo/\("fuzz")"
+            let endpoint = Self.endpoint(path, carrying: values, index: index, using: &generator)
             _ = try? await client.response(for: endpoint, using: AccessToken(values[6]))
         }
 
-        let spans = harness.spans.map { "\($0.operationName) \($0.attributes) \($0.events) \(String(describing: $0.status))" }
-        let dimensions = harness.metrics.timers.map { "\($0.label) \($0.dimensions)" }
+        let spans = harness.spans.map {
+            "\($0.operationName) \($0.attributes) \($0.events) \(String(describing: $0.status))"
+        }
+        let dimensions =
+            harness.metrics.timers.map { "\($0.label) \($0.dimensions)" }
             + harness.metrics.meters.map { "\($0.label) \($0.dimensions)" }
             + harness.metrics.counters.map { "\($0.label) \($0.dimensions)" }
         let logs = harness.entries.map { "\($0.message) \($0.metadata)" }

@@ -129,7 +129,9 @@ enum Servers {
     /// The fault server's count for `path` once it is at least 1: a gate the server opens.
     static func awaitCount(_ path: String) async throws -> Int {
         let client = EndpointClient(environment: ServerEnvironment(baseURL: try fault()), cache: nil)
-        return try await client.response(for: Endpoint<EndpointKinds.Public, Tally>(path: "await/\(path: EndpointPath(stringLiteral: path))")).count
+        return try await client.response(
+            for: Endpoint<EndpointKinds.Public, Tally>(path: "await/\(path: EndpointPath(stringLiteral: path))")
+        ).count
     }
 }
 
