@@ -11,10 +11,16 @@
 #     cache, pipeline-cache: EndpointKit (or the pipeline) with the HTTP cache on, for calls it cannot serve,
 #       against the same without the cache: what the cache's step costs
 #     cache-hit: a fresh hit from the cache, decoded, against a raw URLSession request, decoded
+#     observability, observability-traced (Adapters/Observability): EndpointKit with the Observability middleware
+#       and nothing bootstrapped (or with the in-memory tracer), against EndpointKit without it; -ahc variants
+#       send through AsyncHTTPClientTransport
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stack=urlsession
-case "${1:-}" in urlsession | pipeline | ahc | cache | pipeline-cache | cache-hit) stack=$1; shift ;; esac
+case "${1:-}" in
+    urlsession | pipeline | ahc | cache | pipeline-cache | cache-hit) stack=$1; shift ;;
+    observability | observability-ahc | observability-traced | observability-traced-ahc) stack=$1; shift ;;
+esac
 few=${1:-20}
 many=${2:-120}
 state=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-bench.XXXXXX")
@@ -25,7 +31,14 @@ source "$state/env"
 if ! command -v valgrind >/dev/null; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
 fi
-if [ "$stack" = ahc ]; then
+if [[ $stack == observability* ]]; then
+    adapter=Adapters/Observability
+    swift build --package-path "$adapter" -c release --product EndpointKitObservabilityInstructions
+    built=$(swift build --package-path "$adapter" -c release --show-bin-path)/EndpointKitObservabilityInstructions
+    bin="$state/EndpointKitObservabilityInstructions"
+    strip --strip-debug -o "$bin" "$built"
+    raw_name="EndpointKit alone"
+elif [ "$stack" = ahc ]; then
     adapter=Adapters/AsyncHTTPClient
     swift build --package-path "$adapter" -c release --product EndpointKitAsyncHTTPClientInstructions
     built=$(swift build --package-path "$adapter" -c release --show-bin-path)/EndpointKitAsyncHTTPClientInstructions
@@ -46,6 +59,10 @@ case $stack in
     cache) raw_side=kit kit_side=kit-cache raw_name="EndpointKit, no cache" ;;
     pipeline-cache) raw_side=pipeline kit_side=pipeline-cache raw_name="pipeline, no cache" ;;
     cache-hit) kit_side=kit-hit ;;
+    observability) raw_side=kit kit_side=observed ;;
+    observability-traced) raw_side=kit kit_side=traced ;;
+    observability-ahc) raw_side=kit-ahc kit_side=observed-ahc ;;
+    observability-traced-ahc) raw_side=kit-ahc kit_side=traced-ahc ;;
 esac
 for side in raw kit; do
     argument=$raw_side

@@ -29,6 +29,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "EndpointKitObservabilityInstructions",
+            dependencies: [
+                "EndpointKitObservability",
+                .product(name: "EndpointKit", package: "EndpointKit"),
+                .product(name: "EndpointKitAsyncHTTPClient", package: "EndpointKitAsyncHTTPClient"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Benchmarks/EndpointKitObservabilityInstructions"
+        ),
         .testTarget(
             name: "EndpointKitObservabilityTests",
             dependencies: [

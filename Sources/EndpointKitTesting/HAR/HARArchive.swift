@@ -1,0 +1,122 @@
+import Foundation
+
+/// A HAR 1.2 archive (<http://www.softwareishard.com/blog/har-12-spec/>), the JSON that browser developer tools,
+/// mitmproxy, Charles and Proxyman read and write: what ``HARTransport`` records and replays.
+///
+/// Fields this package adds start with `_`, as the format allows.
+public struct HARArchive: Codable, Sendable, Equatable {
+    /// The archive's one root object.
+    public var log: Log
+
+    /// An empty archive made by EndpointKit.
+    public init(entries: [Entry] = []) {
+        log = Log(version: "1.2", creator: Creator(name: "EndpointKit", version: "0.7.0"), entries: entries)
+    }
+
+    /// Reads an archive from `file`.
+    public init(contentsOf file: URL) throws {
+        self = try JSONDecoder().decode(HARArchive.self, from: Data(contentsOf: file))
+    }
+
+    /// Writes the archive to `file` atomically (a whole new file, renamed over the old one), indented.
+    public func write(to file: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(self).write(to: file, options: .atomic)
+    }
+
+    /// The `log` object.
+    public struct Log: Codable, Sendable, Equatable {
+        public var version: String
+        public var creator: Creator
+        public var entries: [Entry]
+    }
+
+    /// Who made the archive.
+    public struct Creator: Codable, Sendable, Equatable {
+        public var name: String
+        public var version: String
+    }
+
+    /// One exchange.
+    public struct Entry: Codable, Sendable, Equatable {
+        /// When the request started, ISO 8601 with milliseconds.
+        public var startedDateTime: String
+        /// Milliseconds from the start to the end of the body.
+        public var time: Double
+        public var request: Request
+        public var response: Response
+        /// Not used: always empty.
+        public var cache: [String: String] = [:]
+        public var timings: Timings
+        /// Notes: a body left out for its size, a body not read to its end.
+        public var comment: String?
+    }
+
+    /// A name and a value: a header, a query item, a form parameter.
+    public struct NameValue: Codable, Sendable, Equatable {
+        public var name: String
+        public var value: String
+    }
+
+    /// A request as sent, secrets redacted.
+    public struct Request: Codable, Sendable, Equatable {
+        public var method: String
+        public var url: String
+        /// Transports do not say which version they spoke: `HTTP/1.1` is written.
+        public var httpVersion = "HTTP/1.1"
+        public var cookies: [NameValue] = []
+        public var headers: [NameValue]
+        public var queryString: [NameValue]
+        public var postData: PostData?
+        public var headersSize = -1
+        /// The body's length in bytes, 0 for none, -1 when unknown.
+        public var bodySize: Int
+    }
+
+    /// A request body.
+    public struct PostData: Codable, Sendable, Equatable {
+        public var mimeType: String
+        /// The body as text; base64 when `_encoding` says so; absent when it was over the recording's limit.
+        public var text: String?
+        /// `base64` for a body that is not UTF-8 (this package's field: HAR 1.2 gives request bodies no encoding).
+        public var _encoding: String?
+        public var comment: String?
+    }
+
+    /// A response as received, secrets redacted.
+    public struct Response: Codable, Sendable, Equatable {
+        public var status: Int
+        public var statusText: String
+        public var httpVersion = "HTTP/1.1"
+        public var cookies: [NameValue] = []
+        public var headers: [NameValue]
+        public var content: Content
+        /// The `Location` header, or empty.
+        public var redirectURL: String
+        public var headersSize = -1
+        public var bodySize: Int
+    }
+
+    /// A response body.
+    public struct Content: Codable, Sendable, Equatable {
+        /// The body's length in bytes, as received.
+        public var size: Int
+        public var mimeType: String
+        /// The body; base64 when `encoding` says so; absent when it was over the recording's limit.
+        public var text: String?
+        public var encoding: String?
+        public var comment: String?
+    }
+
+    /// How long each phase took, in milliseconds; -1 for a phase the transport does not report.
+    public struct Timings: Codable, Sendable, Equatable {
+        public var blocked = -1.0
+        public var dns = -1.0
+        public var connect = -1.0
+        public var send = 0.0
+        public var wait: Double
+        public var receive: Double
+        public var ssl = -1.0
+    }
+}

@@ -1,0 +1,148 @@
+import EndpointKit
+import Foundation
+
+/// What a recording never holds: the secrets of a request and its response, replaced by `<redacted>` before an
+/// entry is kept, by default and with no way to turn it off for the built-in names.
+///
+/// - Headers: `Authorization`, `Cookie`, `Set-Cookie`, API keys and every name that ``HTTPHeaders/Name/isSensitive``
+///   lists, and the ``sensitiveHeaders`` you add (a client's ``RequestDefaults/sensitiveHeaders``).
+/// - Query items: every name that `URLQueryItem.isSensitive` lists (`token`, `api_key`, `password`, …), and the
+///   ``sensitiveQueryNames`` you add; in the URL and in `queryString` alike. A URL's user and password are dropped.
+/// - Bodies: in JSON, the value of every member whose name is a secret query name (`password`, `access_token`,
+///   `client_secret`, …), at any depth; in a form (`application/x-www-form-urlencoded`), the same by field name;
+///   and in any text body, every value redacted from the request's headers and query, wherever it appears (a
+///   server that echoes a token back).
+public struct HARRedaction: Sendable {
+    /// Header names redacted besides the built-in ones.
+    public var sensitiveHeaders: Set<HTTPHeaders.Name>
+    /// Query item and body field names redacted besides the built-in ones, compared without case, `-` and `_`.
+    public var sensitiveQueryNames: Set<String>
+
+    /// The default redaction, with the names a client adds.
+    public init(sensitiveHeaders: Set<HTTPHeaders.Name> = [], sensitiveQueryNames: Set<String> = []) {
+        self.sensitiveHeaders = sensitiveHeaders
+        self.sensitiveQueryNames = Set(sensitiveQueryNames.map(Self.folded))
+    }
+
+    /// The redaction a client with `defaults` uses.
+    public init(_ defaults: RequestDefaults) {
+        self.init(sensitiveHeaders: defaults.sensitiveHeaders, sensitiveQueryNames: defaults.sensitiveQueryNames)
+    }
+
+    static let placeholder = "<redacted>"
+    /// The placeholder as a query holds it.
+    static let encodedPlaceholder = "%3Credacted%3E"
+
+    private static func folded(_ name: String) -> String { name.lowercased().filter { $0 != "-" && $0 != "_" } }
+
+    func isSensitive(header name: HTTPHeaders.Name) -> Bool { name.isSensitive || sensitiveHeaders.contains(name) }
+
+    func isSensitive(field name: String) -> Bool {
+        URLQueryItem(name: name, value: nil).isSensitive || sensitiveQueryNames.contains(Self.folded(name))
+    }
+
+    /// `headers` with secret values replaced, and the values that were replaced (with a scheme's token alone).
+    func redacted(_ headers: HTTPHeaders) -> (fields: [HARArchive.NameValue], secrets: Set<String>) {
+        var secrets = Set<String>()
+        let fields = headers.map { field -> HARArchive.NameValue in
+            guard isSensitive(header: field.name) else { return .init(name: field.name.rawValue, value: field.value) }
+            secrets.insert(field.value)
+            if let space = field.value.firstIndex(of: " ") {
+                secrets.insert(String(field.value[field.value.index(after: space)...]))
+            }
+            for cookie in field.value.split(separator: ";") {
+                if let equals = cookie.firstIndex(of: "=") {
+                    secrets.insert(String(cookie[cookie.index(after: equals)...]))
+                }
+            }
+            return .init(name: field.name.rawValue, value: Self.placeholder)
+        }
+        return (fields, secrets.filter { $0.count >= 4 })
+    }
+
+    /// `url` without user info and with secret query values replaced; its query items, redacted; the values
+    /// replaced.
+    func redacted(_ url: URL) -> (url: String, query: [HARArchive.NameValue], secrets: Set<String>) {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return (url.absoluteString, [], [])
+        }
+        var secrets = Set<String>()
+        if let password = components.password { secrets.insert(password) }
+        components.user = nil
+        components.password = nil
+        let items = (components.percentEncodedQueryItems ?? []).map { item -> URLQueryItem in
+            let name = item.name.removingPercentEncoding ?? item.name
+            guard isSensitive(field: name), let value = item.value else { return item }
+            secrets.insert(value.removingPercentEncoding ?? value)
+            secrets.insert(value)
+            return URLQueryItem(name: item.name, value: Self.encodedPlaceholder)
+        }
+        // Written as text: setting query items with characters a query cannot hold stops the process.
+        if components.percentEncodedQuery != nil {
+            components.percentEncodedQuery = items.map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name }
+                .joined(separator: "&")
+        }
+        let query = items.map {
+            HARArchive.NameValue(
+                name: $0.name.removingPercentEncoding ?? $0.name,
+                value: ($0.value ?? "").removingPercentEncoding ?? ($0.value ?? "")
+            )
+        }
+        return (components.string ?? url.absoluteString, query, secrets.filter { $0.count >= 4 })
+    }
+
+    /// A body's bytes with secrets replaced: by field name in JSON and forms, then every known secret as text.
+    func redacted(body: Data, contentType: String?, secrets: Set<String>) -> Data {
+        var body = body
+        let type = contentType?.lowercased() ?? ""
+        if type.contains("json") || body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "[") {
+            body = redactedJSON(body) ?? body
+        } else if type.contains("x-www-form-urlencoded") {
+            body = redactedForm(body)
+        }
+        guard !secrets.isEmpty, var text = String(data: body, encoding: .utf8) else { return body }
+        for secret in secrets.sorted(by: { $0.count > $1.count }) where text.contains(secret) {
+            text = text.replacingOccurrences(of: secret, with: Self.placeholder)
+        }
+        return Data(text.utf8)
+    }
+
+    /// The JSON with secret members replaced, or `nil` when it is not JSON or holds none (its bytes are kept).
+    private func redactedJSON(_ body: Data) -> Data? {
+        guard let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+            return nil
+        }
+        var changed = false
+        let redacted = redactedJSONValue(value, changed: &changed)
+        guard changed else { return nil }
+        return try? JSONSerialization.data(withJSONObject: redacted, options: [.fragmentsAllowed, .sortedKeys])
+    }
+
+    private func redactedJSONValue(_ value: Any, changed: inout Bool) -> Any {
+        if let object = value as? [String: Any] {
+            var result = [String: Any]()
+            for (key, member) in object {
+                if isSensitive(field: key), !(member is [String: Any]), !(member is [Any]), !(member is NSNull) {
+                    result[key] = Self.placeholder
+                    changed = true
+                } else {
+                    result[key] = redactedJSONValue(member, changed: &changed)
+                }
+            }
+            return result
+        }
+        if let array = value as? [Any] { return array.map { redactedJSONValue($0, changed: &changed) } }
+        return value
+    }
+
+    private func redactedForm(_ body: Data) -> Data {
+        guard let text = String(data: body, encoding: .utf8) else { return body }
+        let fields = text.split(separator: "&", omittingEmptySubsequences: false).map { field -> String in
+            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name =
+                String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[0])
+            return parts.count == 2 && isSensitive(field: name) ? "\(parts[0])=\(Self.placeholder)" : String(field)
+        }
+        return Data(fields.joined(separator: "&").utf8)
+    }
+}
