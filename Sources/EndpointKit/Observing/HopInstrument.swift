@@ -44,10 +44,6 @@ public protocol HopTracker: Sendable {
 public struct ExchangeStart: Sendable {
     /// The method and redacted URL.
     public var request: RequestSummary
-    /// The host the request goes to, or `nil` when the URL has none.
-    public var serverAddress: String?
-    /// The port it goes to: the URL's, or the scheme's default (443 for `https`, 80 for `http`).
-    public var serverPort: Int?
     /// Which attempt of the call this is, from 1.
     public var attempt: Int
     /// Which hop of the attempt: 0 for the first request, 1 after the first redirect.
@@ -57,6 +53,30 @@ public struct ExchangeStart: Sendable {
     public var resendCount: Int
     /// The call's context: its options and its ``RequestContext/urlTemplate``.
     public var context: RequestContext
+    /// Where the request goes, read from its URL only when asked (an instrument with nothing to report never
+    /// parses it).
+    private var server: Server
+
+    private enum Server: Sendable {
+        case url(URL)
+        case given(address: String?, port: Int?)
+    }
+
+    /// The host the request goes to, or `nil` when the URL has none.
+    public var serverAddress: String? {
+        switch server {
+        case .url(let url): url.host
+        case .given(let address, _): address
+        }
+    }
+
+    /// The port it goes to: the URL's, or the scheme's default (443 for `https`, 80 for `http`).
+    public var serverPort: Int? {
+        switch server {
+        case .url(let url): Origin(url).port
+        case .given(_, let port): port
+        }
+    }
 
     /// Describes a request about to be sent, for tests of an instrument; a client makes its own.
     public init(
@@ -69,8 +89,17 @@ public struct ExchangeStart: Sendable {
         context: RequestContext
     ) {
         self.request = request
-        self.serverAddress = serverAddress
-        self.serverPort = serverPort
+        self.server = .given(address: serverAddress, port: serverPort)
+        self.attempt = attempt
+        self.hop = hop
+        self.resendCount = resendCount
+        self.context = context
+    }
+
+    /// Describes `url`'s request, its server read when asked.
+    init(request: RequestSummary, url: URL, attempt: Int, hop: Int, resendCount: Int, context: RequestContext) {
+        self.request = request
+        self.server = .url(url)
         self.attempt = attempt
         self.hop = hop
         self.resendCount = resendCount

@@ -46,11 +46,9 @@ struct HopObservation {
     /// The request goes on the wire: each instrument may add headers to it, and tracks it.
     mutating func willSend() {
         guard !instruments.isEmpty else { return }
-        let origin = Origin(outgoing.url)
         let exchange = ExchangeStart(
             request: redactor.summary(of: outgoing),
-            serverAddress: outgoing.url.host,
-            serverPort: origin.port,
+            url: outgoing.url,
             attempt: attempt,
             hop: hop,
             resendCount: call?.beginSend() ?? 0,

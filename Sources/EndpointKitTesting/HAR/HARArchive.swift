@@ -8,9 +8,14 @@ public struct HARArchive: Codable, Sendable, Equatable {
     /// The archive's one root object.
     public var log: Log
 
-    /// An empty archive made by EndpointKit.
-    public init(entries: [Entry] = []) {
-        log = Log(version: "1.2", creator: Creator(name: "EndpointKit", version: "0.7.0"), entries: entries)
+    /// An archive made by EndpointKit.
+    public init(entries: [Entry] = [], failures: [Failure] = []) {
+        log = Log(
+            version: "1.2",
+            creator: Creator(name: "EndpointKit", version: "0.7.0"),
+            entries: entries,
+            _failures: failures.isEmpty ? nil : failures
+        )
     }
 
     /// Reads an archive from `file`.
@@ -27,9 +32,27 @@ public struct HARArchive: Codable, Sendable, Equatable {
 
     /// The `log` object.
     public struct Log: Codable, Sendable, Equatable {
+        /// `1.2`.
         public var version: String
+        /// Who made the archive.
         public var creator: Creator
+        /// The exchanges that got a response.
         public var entries: [Entry]
+        /// Requests that got no response (refused, timed out, cancelled before the head): this package's field,
+        /// outside `entries`, which other readers expect to hold responses.
+        public var _failures: [Failure]?
+    }
+
+    /// A request that got no response, and how it failed.
+    public struct Failure: Codable, Sendable, Equatable {
+        /// When the request started.
+        public var startedDateTime: String
+        /// Milliseconds until it failed.
+        public var time: Double
+        /// The request, redacted.
+        public var request: Request
+        /// The ``EndpointError/Kind`` it failed with, e.g. `transportFailed`, `timedOut`, `cancelled`.
+        public var error: String
     }
 
     /// Who made the archive.

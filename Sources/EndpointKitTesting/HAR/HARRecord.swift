@@ -14,7 +14,7 @@ struct HARRecord {
     func request(_ request: TransportRequest, body: Data?) -> (HARArchive.Request, Set<String>) {
         let (headers, headerSecrets) = redaction.redacted(request.headers)
         let (url, query, querySecrets) = redaction.redacted(request.url)
-        let secrets = headerSecrets.union(querySecrets)
+        var secrets = headerSecrets.union(querySecrets)
         var postData: HARArchive.PostData?
         if let body, request.body != nil {
             let type = request.headers[.contentType]
@@ -22,7 +22,8 @@ struct HARRecord {
             if body.count > maximumBodySize {
                 postData?.comment = Self.tooLarge(body.count, limit: maximumBodySize)
             } else {
-                let redacted = redaction.redacted(body: body, contentType: type, secrets: secrets)
+                let (redacted, fields) = redaction.redacted(body: body, contentType: type, secrets: secrets)
+                secrets.formUnion(fields.filter { $0.count >= 4 })
                 if let text = String(data: redacted, encoding: .utf8) {
                     postData?.text = text
                 } else {
@@ -51,8 +52,10 @@ struct HARRecord {
         var content = HARArchive.Content(size: size, mimeType: type ?? "x-unknown")
         if size > maximumBodySize {
             content.comment = Self.tooLarge(size, limit: maximumBodySize)
+        } else if body.isEmpty, size > 0 {
+            content.comment = "a body of \(size) bytes that was not read: it was over the caller's limit"
         } else {
-            let redacted = redaction.redacted(body: body, contentType: type, secrets: secrets)
+            let (redacted, _) = redaction.redacted(body: body, contentType: type, secrets: secrets)
             if let text = String(data: redacted, encoding: .utf8) {
                 content.text = text
             } else {

@@ -91,57 +91,70 @@ public struct HARRedaction: Sendable {
         return (components.string ?? url.absoluteString, query, secrets.filter { $0.count >= 4 })
     }
 
-    /// A body's bytes with secrets replaced: by field name in JSON and forms, then every known secret as text.
-    func redacted(body: Data, contentType: String?, secrets: Set<String>) -> Data {
+    /// A body's bytes with secrets replaced: by field name in JSON and forms, then every known secret as text; and
+    /// the field values it replaced, which a response that echoes the body must not show either.
+    func redacted(body: Data, contentType: String?, secrets: Set<String>) -> (Data, Set<String>) {
         var body = body
+        var found = Set<String>()
         let type = contentType?.lowercased() ?? ""
         if type.contains("json") || body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "[") {
-            body = redactedJSON(body) ?? body
-        } else if type.contains("x-www-form-urlencoded") {
-            body = redactedForm(body)
+            if let redacted = redactedJSON(body, found: &found) { body = redacted }
+        } else if type.contains("x-www-form-urlencoded") || Self.looksLikeForm(body) {
+            body = redactedForm(body, found: &found)
         }
-        guard !secrets.isEmpty, var text = String(data: body, encoding: .utf8) else { return body }
-        for secret in secrets.sorted(by: { $0.count > $1.count }) where text.contains(secret) {
+        let all = secrets.union(found.filter { $0.count >= 4 })
+        guard !all.isEmpty, var text = String(data: body, encoding: .utf8) else { return (body, found) }
+        for secret in all.sorted(by: { $0.count > $1.count }) where text.contains(secret) {
             text = text.replacingOccurrences(of: secret, with: Self.placeholder)
         }
-        return Data(text.utf8)
+        return (Data(text.utf8), found)
+    }
+
+    /// Whether `body` reads as `name=value&…` text.
+    private static func looksLikeForm(_ body: Data) -> Bool {
+        guard body.count < 1 << 20, let text = String(data: body, encoding: .utf8), text.contains("=") else { return false }
+        return text.allSatisfy { $0.isLetter || $0.isNumber || "=&%+-_.*~".contains($0) }
     }
 
     /// The JSON with secret members replaced, or `nil` when it is not JSON or holds none (its bytes are kept).
-    private func redactedJSON(_ body: Data) -> Data? {
+    private func redactedJSON(_ body: Data, found: inout Set<String>) -> Data? {
         guard let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return nil
         }
         var changed = false
-        let redacted = redactedJSONValue(value, changed: &changed)
+        let redacted = redactedJSONValue(value, changed: &changed, found: &found)
         guard changed else { return nil }
         return try? JSONSerialization.data(withJSONObject: redacted, options: [.fragmentsAllowed, .sortedKeys])
     }
 
-    private func redactedJSONValue(_ value: Any, changed: inout Bool) -> Any {
+    private func redactedJSONValue(_ value: Any, changed: inout Bool, found: inout Set<String>) -> Any {
         if let object = value as? [String: Any] {
             var result = [String: Any]()
             for (key, member) in object {
                 if isSensitive(field: key), !(member is [String: Any]), !(member is [Any]), !(member is NSNull) {
                     result[key] = Self.placeholder
+                    found.insert("\(member)")
                     changed = true
                 } else {
-                    result[key] = redactedJSONValue(member, changed: &changed)
+                    result[key] = redactedJSONValue(member, changed: &changed, found: &found)
                 }
             }
             return result
         }
-        if let array = value as? [Any] { return array.map { redactedJSONValue($0, changed: &changed) } }
+        if let array = value as? [Any] { return array.map { redactedJSONValue($0, changed: &changed, found: &found) } }
         return value
     }
 
-    private func redactedForm(_ body: Data) -> Data {
+    private func redactedForm(_ body: Data, found: inout Set<String>) -> Data {
         guard let text = String(data: body, encoding: .utf8) else { return body }
         let fields = text.split(separator: "&", omittingEmptySubsequences: false).map { field -> String in
             let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name =
                 String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[0])
-            return parts.count == 2 && isSensitive(field: name) ? "\(parts[0])=\(Self.placeholder)" : String(field)
+            guard parts.count == 2, isSensitive(field: name) else { return String(field) }
+            found.insert(String(parts[1]))
+            found.insert(String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "")
+            return "\(parts[0])=\(Self.placeholder)"
         }
         return Data(fields.joined(separator: "&").utf8)
     }

@@ -14,6 +14,12 @@ extension HARTransport {
         let clock = ContinuousClock.now
         let capture = BodyCapture(limit: record.maximumBodySize)
         var liveOptions = options
+        var collectLimit: Int?
+        if case .collect(let limit) = options.body {
+            // Collected here, through the tee, so that a body past the limit is recorded up to where it stopped.
+            collectLimit = limit
+            liveOptions.body = .stream(bufferLimit: nil)
+        }
         if case .write(let sink) = options.body {
             // The body goes to the sink as it arrives: each chunk is kept on its way there.
             liveOptions.body = .write(
@@ -26,7 +32,20 @@ extension HARTransport {
                 }
             )
         }
-        let response = try await live.send(request, options: liveOptions)
+        let response: TransportResponse
+        do {
+            response = try await live.send(request, options: liveOptions)
+        } catch {
+            let kind = (error as? EndpointError)?.kind ?? (error is CancellationError ? .cancelled : .transportFailed)
+            let failure = HARArchive.Failure(
+                startedDateTime: HARRecord.timestamp(started),
+                time: Self.milliseconds(clock, .now),
+                request: recorded,
+                error: kind.name
+            )
+            state.withLock { $0.items.append(.failure(failure)) }
+            throw error
+        }
         let head = ContinuousClock.now
         let finish: @Sendable (Bool) -> Void = { [self] complete in
             guard capture.end() else { return }
@@ -44,7 +63,7 @@ extension HARTransport {
                 ),
                 timings: HARArchive.Timings(wait: Self.milliseconds(clock, head), receive: Self.milliseconds(head, end))
             )
-            state.withLock { $0.entries.append(entry) }
+            state.withLock { $0.items.append(.entry(entry)) }
         }
         if let buffered = response.body.bufferedData {
             if capture.total == 0 { capture.append(buffered) }
@@ -56,6 +75,14 @@ extension HARTransport {
             length: response.body.length,
             pulling: TeedChunks(base: response.body, capture: capture, finish: finish)
         )
+        if let collectLimit {
+            if let length = response.body.length, length > collectLimit {
+                // Refused unread, as a transport that collects would: recorded with its announced size alone.
+                capture.announce(length)
+                finish(false)
+            }
+            teed.body = ResponseBody(try await teed.body.collect(upTo: collectLimit))
+        }
         return teed
     }
 
@@ -79,6 +106,9 @@ final class BodyCapture: Sendable {
             if state.bytes.count <= limit { state.bytes.append(chunk.prefix(limit + 1 - state.bytes.count)) }
         }
     }
+
+    /// Notes a body of `length` bytes that is not read at all.
+    func announce(_ length: Int) { state.withLock { $0.total = max($0.total, length) } }
 
     var bytes: Data { state.withLock { $0.bytes } }
     var total: Int { state.withLock { $0.total } }

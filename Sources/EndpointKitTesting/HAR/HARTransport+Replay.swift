@@ -7,9 +7,17 @@ extension HARTransport {
     func replay(_ entry: HARArchive.Entry, options: TransportOptions, summary: RequestSummary) throws
         -> TransportResponse
     {
-        let body = try recordedBody(of: entry, summary: summary)
         let headers = HTTPHeaders(entry.response.headers.map { .init(name: .init($0.name), value: $0.value) })
         let status = entry.response.status
+        if case .collect(let limit) = options.body, entry.response.content.size > limit {
+            throw EndpointError(
+                .responseTooLarge,
+                "the recorded body of \(entry.response.content.size) bytes is over the limit of \(limit)",
+                request: summary,
+                statusCode: status
+            )
+        }
+        let body = try recordedBody(of: entry, summary: summary)
         switch options.body {
         case .collect(let limit):
             guard body.count <= limit else {
@@ -32,6 +40,23 @@ extension HARTransport {
         }
     }
 
+    /// The error a recorded failure replays as. A request that was cancelled before its head waits, as it did, until
+    /// its task is cancelled (or as long as it waited when recorded, at least 10 s).
+    func replay(_ failure: HARArchive.Failure, summary: RequestSummary) async -> EndpointError {
+        let kind = EndpointError.Kind(failure.error)
+        if kind == .cancelled {
+            let wait = Duration.milliseconds(max(10_000, Int(failure.time)))
+            try? await Task.sleep(for: wait)
+            return EndpointError(.cancelled, "\(summary) was cancelled before its head, as when it was recorded")
+        }
+        return EndpointError(
+            kind,
+            "\(summary) failed with \(kind) when it was recorded",
+            request: summary,
+            isTransient: kind == .transportFailed
+        )
+    }
+
     /// The bytes an entry recorded; an error when its body was too large to keep.
     private func recordedBody(of entry: HARArchive.Entry, summary: RequestSummary) throws -> Data {
         let content = entry.response.content
@@ -39,8 +64,8 @@ extension HARTransport {
             guard content.size == 0 else {
                 throw EndpointError(
                     .notRecorded,
-                    "\(summary): its recorded answer's body (\(content.size) bytes) was over the recording's limit, so "
-                        + "its bytes were not kept; record it with a larger maximumBodySize",
+                    "\(summary): its recorded answer holds none of its body's \(content.size) bytes: "
+                        + (content.comment ?? "they were not kept"),
                     request: summary
                 )
             }

@@ -45,10 +45,30 @@ public final class HARTransport: Transport {
     let state: Mutexed<State>
 
     struct State {
-        /// Every entry, the file's first, then each new one as its body ends.
-        var entries: [HARArchive.Entry]
-        /// Which entries have answered a request already, by index.
+        /// Every exchange, the file's first, then each new one as it ends.
+        var items: [Recorded]
+        /// Which items have answered a request already, by index.
         var used: Set<Int> = []
+    }
+
+    /// One recorded exchange: a response, or a failure.
+    enum Recorded: Sendable {
+        case entry(HARArchive.Entry)
+        case failure(HARArchive.Failure)
+
+        var request: HARArchive.Request {
+            switch self {
+            case .entry(let entry): entry.request
+            case .failure(let failure): failure.request
+            }
+        }
+
+        var startedDateTime: String {
+            switch self {
+            case .entry(let entry): entry.startedDateTime
+            case .failure(let failure): failure.startedDateTime
+            }
+        }
     }
 
     /// Creates the transport.
@@ -78,10 +98,11 @@ public final class HARTransport: Transport {
         if mode != .replay, live == nil {
             throw EndpointError(.invalidRequest, "a HARTransport that records needs a live transport to send with")
         }
-        var entries: [HARArchive.Entry] = []
+        var items: [Recorded] = []
         if mode == .replay || (mode == .recordMissing && FileManager.default.fileExists(atPath: file.path)) {
             do {
-                entries = try HARArchive(contentsOf: file).log.entries
+                let log = try HARArchive(contentsOf: file).log
+                items = log.entries.map(Recorded.entry) + (log._failures ?? []).map(Recorded.failure)
             } catch {
                 throw EndpointError(
                     .invalidRequest,
@@ -90,15 +111,20 @@ public final class HARTransport: Transport {
                 )
             }
         }
-        state = Mutexed(State(entries: entries))
+        state = Mutexed(State(items: items))
     }
 
-    /// The live transport's, while recording: a replayed answer comes at once.
-    public var enforcesTimeout: Bool { mode == .replay ? false : live?.enforcesTimeout ?? false }
+    /// `false`: the client times each attempt itself. A replayed answer comes at once, and a recorded body that
+    /// is collected is read here, through the recording, not by the live transport.
+    public var enforcesTimeout: Bool { false }
 
     /// Everything recorded and loaded so far, sorted by start.
     public var archive: HARArchive {
-        HARArchive(entries: state.withLock { $0.entries }.sorted { $0.startedDateTime < $1.startedDateTime })
+        let items = state.withLock { $0.items }.sorted { $0.startedDateTime < $1.startedDateTime }
+        return HARArchive(
+            entries: items.compactMap { if case .entry(let entry) = $0 { entry } else { nil } },
+            failures: items.compactMap { if case .failure(let failure) = $0 { failure } else { nil } }
+        )
     }
 
     /// Writes ``archive`` to ``file``, atomically; a replaying transport has nothing to write.
@@ -113,8 +139,11 @@ public final class HARTransport: Transport {
         let (body, sendable) = try await RequestBodyBytes.read(request)
         let (recorded, secrets) = record.request(request, body: body)
         if mode != .record {
-            if let entry = try claimEntry(for: recorded, summary: RequestSummary(request)) {
-                return try replay(entry, options: options, summary: RequestSummary(request))
+            if let item = try claimEntry(for: recorded, summary: RequestSummary(request)) {
+                switch item {
+                case .entry(let entry): return try replay(entry, options: options, summary: RequestSummary(request))
+                case .failure(let failure): throw await replay(failure, summary: RequestSummary(request))
+                }
             }
         }
         return try await sendLive(sendable, recorded: recorded, secrets: secrets, options: options)
@@ -122,25 +151,26 @@ public final class HARTransport: Transport {
 
     /// The first unused entry recorded for `request`; `nil` when there is none and misses go live; an error in
     /// replay mode.
-    private func claimEntry(for request: HARArchive.Request, summary: RequestSummary) throws -> HARArchive.Entry? {
+    private func claimEntry(for request: HARArchive.Request, summary: RequestSummary) throws -> Recorded? {
         let key = matching.key(of: request)
-        let (entry, nearest, matches) = state.withLock { state -> (HARArchive.Entry?, [HARArchive.Entry], Int) in
-            let order = state.entries.indices.sorted {
-                state.entries[$0].startedDateTime < state.entries[$1].startedDateTime
+        let (item, nearest, matches) = state.withLock { state -> (Recorded?, [Recorded], Int) in
+            let order = state.items.indices.sorted {
+                state.items[$0].startedDateTime < state.items[$1].startedDateTime
             }
-            let candidates = order.filter { matching.key(of: state.entries[$0].request) == key }
+            let candidates = order.filter { matching.key(of: state.items[$0].request) == key }
             if let index = candidates.first(where: { !state.used.contains($0) }) {
                 state.used.insert(index)
-                return (state.entries[index], [], candidates.count)
+                return (state.items[index], [], candidates.count)
             }
-            let ranked = state.entries.sorted {
+            let ranked = state.items.sorted {
                 HARMatching.likeness(matching.key(of: $0.request), key)
                     > HARMatching.likeness(matching.key(of: $1.request), key)
             }
             return (nil, Array(ranked.prefix(3)), candidates.count)
         }
-        if let entry { return entry }
+        if let item { return item }
         guard mode == .replay else { return nil }
+        if Task.isCancelled { throw EndpointError(.cancelled, "the task was cancelled before the request was sent") }
         let shown = nearest.map { "\($0.request.method) \($0.request.url)" }
         let reason =
             matches > 0

@@ -166,7 +166,7 @@ struct HARTransportTests {
             try await replayed.response(for: Endpoint<EndpointKinds.Public, Data>(path: "large"))
         }
         #expect(replayedLines == read && read == ["line 1", "line 2"])
-        #expect(large?.kind == .notRecorded && large?.message.contains("over the recording's limit") == true)
+        #expect(large?.kind == .notRecorded && large?.message.contains("over the recording's limit of 1000") == true)
     }
 
     @Test("Matching rules: an ignored query item may differ, a matched header must not")

@@ -10,6 +10,8 @@ struct HTTPMetrics: Sendable {
     /// method, server.address, server.port, url.scheme: the dimensions both metrics share.
     let dimensions: [(String, String)]
     let template: String?
+    /// `http.client.active_requests` for these dimensions, made once per request.
+    let active: Meter
 
     init(factory: any MetricsFactory, method: HTTPMethod, scheme: String?, exchange: ExchangeStart, template: String?) {
         self.factory = factory
@@ -19,10 +21,7 @@ struct HTTPMetrics: Sendable {
         if let scheme { dimensions.append((SemanticConventions.urlScheme, scheme)) }
         self.dimensions = dimensions
         self.template = template
-    }
-
-    private var active: Meter {
-        Meter(label: SemanticConventions.activeRequests, dimensions: dimensions, factory: factory)
+        active = Meter(label: SemanticConventions.activeRequests, dimensions: dimensions, factory: factory)
     }
 
     func started() { active.increment() }

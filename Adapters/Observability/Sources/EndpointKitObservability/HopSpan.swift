@@ -5,26 +5,28 @@ import Tracing
 
 /// One physical request's client span, metrics and log line, ended with its ``ExchangeRecord``.
 struct HopSpan: HopTracker {
-    let span: any Span
-    let metrics: HTTPMetrics
-    let logger: Logger
+    /// The client span, when a tracer is bootstrapped.
+    let span: (any Span)?
+    /// The metrics, when a backend is bootstrapped.
+    let metrics: HTTPMetrics?
+    /// The logger, when it lets `debug` lines out.
+    let logger: Logger?
     let template: String?
     /// The trace context that went out with the request, for the log line.
     let trace: TraceParent?
 
     func headReceived(statusCode: Int, headers: HTTPHeaders) {
-        SemanticConventions.record(statusCode: statusCode, on: span)
+        if let span { SemanticConventions.record(statusCode: statusCode, on: span) }
     }
 
     func ended(_ record: ExchangeRecord) {
-        if let error = record.error { SemanticConventions.record(error, on: span) }
-        metrics.ended(record)
-        if logger.logLevel <= .debug {
+        if let span, let error = record.error { SemanticConventions.record(error, on: span) }
+        metrics?.ended(record)
+        if let logger {
+            let line = { logger.debug("\(record)", metadata: LogFields.exchange(record, template: template, trace: trace)) }
             // Under the span's context, so that a metadata provider (swift-otel's `.otel`) sees this span.
-            InstrumentationContext.$current.withValue(span.context) {
-                logger.debug("\(record)", metadata: LogFields.exchange(record, template: template, trace: trace))
-            }
+            if let span { InstrumentationContext.$current.withValue(span.context, operation: line) } else { line() }
         }
-        span.end()
+        span?.end()
     }
 }

@@ -9,10 +9,11 @@ extension Observability {
     public func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
         -> TransportResponse
     {
-        guard tracesCalls else {
+        let tracer = currentTracer
+        guard tracesCalls, !(tracer is NoOpTracer) else {
             return try await logFailure(of: request, context: context) { try await next(request, context: context) }
         }
-        let span = currentTracer.startSpan(
+        let span = tracer.startSpan(
             SemanticConventions.spanName(method: request.method, template: context.urlTemplate),
             context: InstrumentationContext.current ?? .topLevel,
             ofKind: .internal

@@ -2,6 +2,7 @@ import EndpointKit
 import Foundation
 import Instrumentation
 import Logging
+import Metrics
 import Tracing
 
 extension Observability {
@@ -9,30 +10,50 @@ extension Observability {
     /// trace context goes into its headers; it counts as active until it ends.
     public func willSend(_ request: inout TransportRequest, _ exchange: ExchangeStart) -> (any HopTracker)? {
         let tracer = currentTracer
+        let factory = currentMetricsFactory
+        let tracing = !(tracer is NoOpTracer)
+        let measuring = !(factory is NOOPMetricsHandler)
+        let logging = logger.logLevel <= .debug
+        // Nothing bootstrapped, nothing to log: nothing is built, and the call costs next to nothing more.
+        guard tracing || measuring || logging else {
+            propagate(into: &request)
+            return nil
+        }
         // The route names the endpoint's own request; a redirect goes elsewhere.
         let template = exchange.hop == 0 ? exchange.context.urlTemplate : nil
-        let span = tracer.startSpan(
-            SemanticConventions.spanName(method: request.method, template: template),
-            context: InstrumentationContext.current ?? .topLevel,
-            ofKind: .client
-        )
-        if span.isRecording { describe(request, exchange, template: template, on: span) }
-        tracer.inject(span.context, into: &request.headers, using: HeadersInjector())
-        let metrics = HTTPMetrics(
-            factory: currentMetricsFactory,
-            method: request.method,
-            scheme: request.url.scheme,
-            exchange: exchange,
-            template: template
-        )
-        metrics.started()
+        var span: (any Span)?
+        if tracing {
+            let started = tracer.startSpan(
+                SemanticConventions.spanName(method: request.method, template: template),
+                context: InstrumentationContext.current ?? .topLevel,
+                ofKind: .client
+            )
+            if started.isRecording { describe(request, exchange, template: template, on: started) }
+            tracer.inject(started.context, into: &request.headers, using: HeadersInjector())
+            span = started
+        } else {
+            propagate(into: &request)
+        }
+        let metrics =
+            measuring
+            ? HTTPMetrics(factory: factory, method: request.method, scheme: request.url.scheme, exchange: exchange, template: template)
+            : nil
+        metrics?.started()
         return HopSpan(
             span: span,
             metrics: metrics,
-            logger: logger,
+            logger: logging ? logger : nil,
             template: template,
             trace: TraceParent(request.headers["traceparent"])
         )
+    }
+
+    /// With no tracer, the caller's context still goes on through an instrument that only propagates.
+    private func propagate(into request: inout TransportRequest) {
+        guard tracer == nil, let context = InstrumentationContext.current else { return }
+        let instrument = InstrumentationSystem.instrument
+        guard !(instrument is NoOpInstrument) else { return }
+        instrument.inject(context, into: &request.headers, using: HeadersInjector())
     }
 
     /// The span's attributes that are known before the request is sent.
