@@ -1,4 +1,5 @@
 import EndpointKit
+import EndpointKitTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -6,23 +7,31 @@ import FoundationNetworking
 #endif
 
 // The README's first command: `swift run endpointkit-demo` runs against the built-in stub API;
-// `--base-url URL [--token TOKEN]` runs the same calls against a real server.
+// `--base-url URL [--token TOKEN]` runs the same calls against a real server; `--record FILE.har` records the run,
+// and `--replay FILE.har` runs it again from the recording, with no server.
 
 let usage = """
-    usage: endpointkit-demo [--base-url URL] [--token TOKEN]
+    usage: endpointkit-demo [--base-url URL] [--token TOKEN] [--record FILE.har | --replay FILE.har]
 
       With no options the demo talks to a built-in, in-process stub of its API.
-      --base-url URL   send the same calls to a real server (GET featured, items/{id}, search?q=)
-      --token TOKEN    the bearer token for the private search (default: the stub's token)
+      --base-url URL      send the same calls to a real server (GET featured, items/{id}, search?q=)
+      --token TOKEN       the bearer token for the private search (default: the stub's token)
+      --record FILE.har   record every exchange to FILE.har (HAR 1.2, secrets redacted)
+      --replay FILE.har   answer every request from FILE.har: no server is asked; the output is the recorded run's
+    With --record or --replay, timings are not printed, so that the two runs print the same.
     """
 
 var baseURLArgument: String?
 var tokenArgument: String?
+var recordFile: String?
+var replayFile: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--base-url": baseURLArgument = arguments.popFirst()
     case "--token": tokenArgument = arguments.popFirst()
+    case "--record": recordFile = arguments.popFirst()
+    case "--replay": replayFile = arguments.popFirst()
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -32,7 +41,11 @@ while let argument = arguments.popFirst() {
     }
 }
 
-let transport: any Transport
+if recordFile != nil, replayFile != nil {
+    FileHandle.standardError.write(Data("--record and --replay cannot go together\n\(usage)\n".utf8))
+    exit(64)
+}
+var transport: any Transport
 let baseURL: URL
 if let baseURLArgument {
     guard let url = URL(string: baseURLArgument), url.host != nil else {
@@ -49,6 +62,21 @@ if let baseURLArgument {
 } else {
     exit(70)
 }
+/// Whether timings are printed: not in a run that is recorded or replayed, whose output is compared.
+let isTimed = recordFile == nil && replayFile == nil
+let recorder: HARTransport?
+do {
+    if let recordFile {
+        recorder = try HARTransport(file: URL(fileURLWithPath: recordFile), mode: .record, live: transport)
+        transport = recorder ?? transport
+    } else {
+        recorder = nil
+    }
+    if let replayFile { transport = try HARTransport(file: URL(fileURLWithPath: replayFile), mode: .replay) }
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(66)
+}
 
 // Every exchange is printed by the library's own logging step, with secrets redacted.
 let client = EndpointClient(
@@ -57,7 +85,7 @@ let client = EndpointClient(
     middleware: [
         Retry(RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(200))),
         ExchangeLogging { record in
-            print("  ↔ \(record)")
+            print("  ↔ \(isTimed ? record.description : untimed(record))")
             print("    request headers: \(record.requestHeaders)")
         },
     ]
@@ -174,7 +202,8 @@ await step("The decoded value with its response: status, headers, attempts, timi
     let response = try await client.exchange(for: .item(1))
     print(
         "  ✓ \(response.value.name): status \(response.statusCode), \(response.headers.count) header(s), "
-            + "\(response.attempts) attempt(s), first byte after \(milliseconds(response.timeToFirstByte))"
+            + "\(response.attempts) attempt(s)"
+            + (isTimed ? ", first byte after \(milliseconds(response.timeToFirstByte))" : "")
     )
 }
 
@@ -192,7 +221,10 @@ await step("A download to a file, with a progress bar") { () async throws(Endpoi
             let bar = String(repeating: "█", count: quarter * 5) + String(repeating: "░", count: 20 - quarter * 5)
             print("  \(bar) \(progress.bytesWritten >> 10) KiB of \((progress.expectedBytes ?? 0) >> 10) KiB")
         case .finished(let response):
-            print("  ✓ saved \(response.value.lastPathComponent) in \(milliseconds(response.duration))")
+            print(
+                "  ✓ saved \(response.value.lastPathComponent)"
+                    + (isTimed ? " in \(milliseconds(response.duration))" : "")
+            )
         }
     }
 }
@@ -205,9 +237,28 @@ await step("A streamed event feed: Server-Sent Events as they arrive") { () asyn
 }
 
 print("Calling .search(for:) without a token does not compile: the private kind needs an AccessToken.")
+if let recorder, let recordFile {
+    do {
+        try recorder.save()
+        // On standard error: standard output stays the same as a replayed run's.
+        FileHandle.standardError.write(
+            Data("Recorded \(recorder.archive.log.entries.count) exchanges to \(recordFile).\n".utf8)
+        )
+    } catch {
+        print("The recording could not be written: \(error)")
+        failures += 1
+    }
+}
 if failures > 0 {
     print("\(failures) step(s) failed.")
     exit(1)
+}
+
+/// An exchange's line without its duration: `GET https://… → 200, 512 B (attempt 1)`.
+func untimed(_ record: ExchangeRecord) -> String {
+    let outcome = record.statusCode.map { "\($0)" } ?? "failed (\(record.error?.kind.description ?? "error"))"
+    let size = record.isStreamed ? "streamed" : "\(record.bytesReceived) B"
+    return "\(record.method) \(record.redactedURL) → \(outcome), \(size) (attempt \(record.attempt))"
 }
 
 /// `duration` in milliseconds with one decimal, as a person reads it.

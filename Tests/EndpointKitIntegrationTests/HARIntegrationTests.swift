@@ -21,27 +21,40 @@ struct HARIntegrationTests {
         let json = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "json"))
         seen.append("json \(json.count)")
         let posted = try await client.response(
-            for: Endpoint<EndpointKinds.Private, AnythingEcho>(method: .post, path: "anything/\("items")", body: JSONBody(["name": "tea"])),
+            for: Endpoint<EndpointKinds.Private, AnythingEcho>(
+                method: .post,
+                path: "anything/\("items")",
+                body: JSONBody(["name": "tea"])
+            ),
             using: AccessToken("session-secret-token")
         )
         seen.append("posted \(posted.json.map { "\($0)" } ?? "nil")")
         let png = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "image/png"))
         seen.append("png \(png.prefix(4).map { $0 })")
-        let redirected = try await client.response(for: Endpoint<EndpointKinds.Public, AnythingEcho>(path: "redirect-to", queryItems: [URLQueryItem(name: "url", value: "/anything/landed")]))
+        let redirected = try await client.response(
+            for: Endpoint<EndpointKinds.Public, AnythingEcho>(
+                path: "redirect-to",
+                queryItems: [URLQueryItem(name: "url", value: "/anything/landed")]
+            )
+        )
         seen.append("redirected \(redirected.method)")
         let missing = try? await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "status/\(404)"))
         seen.append("404 \(missing == nil)")
         var lines = 0
-        for try await _ in try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: "stream/\(3)")).lines { lines += 1 }
+        for try await _ in try await client.stream(for: Endpoint<EndpointKinds.Public, Data>(path: "stream/\(3)")).lines
+        { lines += 1 }
         seen.append("lines \(lines)")
         let destination = scratch.appendingPathComponent("bytes-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }
-        _ = try await client.download(for: Endpoint<EndpointKinds.Public, Data>(path: "bytes/\(2048)"), to: destination).result()
+        _ = try await client.download(for: Endpoint<EndpointKinds.Public, Data>(path: "bytes/\(2048)"), to: destination)
+            .result()
         seen.append("download \(try Data(contentsOf: destination).count)")
         return seen
     }
 
-    @Test("A recorded session is valid HAR 1.2 to jsonschema, haralyzer and mitmproxy, and replays the same with no server")
+    @Test(
+        "A recorded session is valid HAR 1.2 to jsonschema, haralyzer and mitmproxy, and replays the same with no server"
+    )
     func recordValidateReplay() async throws {
         let file = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: file) }
@@ -55,7 +68,11 @@ struct HARIntegrationTests {
 
         let output = String(decoding: try Shell.run("scripts/validate-har.py '\(file.path)'"), as: UTF8.self)
         let replayed = try await Self.session(
-            EndpointClient(environment: environment, transport: try HARTransport(file: file, mode: .replay), cache: nil),
+            EndpointClient(
+                environment: environment,
+                transport: try HARTransport(file: file, mode: .replay),
+                cache: nil
+            ),
             scratch: FileManager.default.temporaryDirectory
         )
 
@@ -66,7 +83,9 @@ struct HARIntegrationTests {
 
     @Test("1,000 fuzzed calls recorded hold no secret, and the recording is valid HAR (seeded)")
     func fuzzedSecrets() async throws {
-        let seed = ProcessInfo.processInfo.environment["EK_HAR_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        let seed =
+            ProcessInfo.processInfo.environment["EK_HAR_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64.max)
         print("HARIntegrationTests.fuzzedSecrets seed \(seed) (rerun with EK_HAR_SEED=\(seed))")
         var generator = SeededGenerator(seed: seed)
         let file = Self.temporaryFile()
@@ -90,7 +109,10 @@ struct HARIntegrationTests {
         for index in 0..<1_000 {
             let values = (0..<8).map { _ in FuzzedSecret.make(&generator) }
             secrets += values
-            _ = try? await client.response(for: FuzzedSecret.endpoint(values, index: index, using: &generator), using: AccessToken(values[6]))
+            _ = try? await client.response(
+                for: FuzzedSecret.endpoint(values, index: index, using: &generator),
+                using: AccessToken(values[6])
+            )
         }
         try recorder.save()
 
@@ -109,7 +131,12 @@ struct HARIntegrationTests {
         let file = Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: file) }
         // The checks send 4 MiB and read it back: it is recorded whole to be replayed whole.
-        let recorder = try HARTransport(file: file, mode: .record, live: URLSessionTransport(), maximumBodySize: 8 << 20)
+        let recorder = try HARTransport(
+            file: file,
+            mode: .record,
+            live: URLSessionTransport(),
+            maximumBodySize: 8 << 20
+        )
         let recording = await TransportConformance.check(recorder, httpbinURL: try TestServers.httpbin())
         try recorder.save()
         // The checks send random bytes each run: the replay matches by method and URL, in recorded order.
@@ -145,13 +172,22 @@ enum FuzzedSecret {
     {
         let body: any RequestBody =
             Bool.random(using: &generator)
-            ? JSONBody(FuzzedSecret.Credentials(password: values[5], nested: ["client_secret": values[7]], name: "item \(index)"))
+            ? JSONBody(
+                FuzzedSecret.Credentials(
+                    password: values[5],
+                    nested: ["client_secret": values[7]],
+                    name: "item \(index)"
+                )
+            )
             : FormBody(["password": values[5], "refresh_token": values[7], "name": "item \(index)"])
         return Endpoint(
             method: .post,
             path: "echo/\("har-fuzz")",
             queryItems: [
-                URLQueryItem(name: ["token", "api_key", "access_token", "sig"].randomElement(using: &generator) ?? "token", value: values[0]),
+                URLQueryItem(
+                    name: ["token", "api_key", "access_token", "sig"].randomElement(using: &generator) ?? "token",
+                    value: values[0]
+                ),
                 URLQueryItem(name: "visa", value: values[1]),
                 URLQueryItem(name: "page", value: "\(index)"),
             ],

@@ -4,7 +4,8 @@ import Foundation
 /// one ``ExchangeRecord`` of what went on the wire when the hop ends. Unobserved, uninstrumented calls skip all of it.
 struct HopObservation {
     let call: CallState?
-    let context: RequestContext
+    /// The call's context, kept for the instruments only (a hop without them copies none of it).
+    let context: RequestContext?
     /// The client's ``HopInstrument``s, and what they track of this hop once it goes on the wire.
     let instruments: [any HopInstrument]
     private var trackers: [any HopTracker] = []
@@ -30,7 +31,7 @@ struct HopObservation {
         hop: Int
     ) {
         call = context.call
-        self.context = context
+        self.context = instruments.isEmpty ? nil : context
         self.instruments = instruments
         self.redactor = redactor
         self.attempt = attempt
@@ -45,7 +46,7 @@ struct HopObservation {
 
     /// The request goes on the wire: each instrument may add headers to it, and tracks it.
     mutating func willSend() {
-        guard !instruments.isEmpty else { return }
+        guard let context else { return }
         let exchange = ExchangeStart(
             request: redactor.summary(of: outgoing),
             url: outgoing.url,
@@ -96,6 +97,7 @@ struct HopObservation {
     /// The cache answered `request` from what it stores (`source`).
     func cacheAnswered(_ source: ResponseSource, for request: TransportRequest) {
         call?.emit(.cache(attempt: attempt, request: redactor.summary(of: request), source: source))
+        guard let context else { return }
         for instrument in instruments {
             instrument.cacheAnswered(source, for: redactor.summary(of: request), context: context)
         }

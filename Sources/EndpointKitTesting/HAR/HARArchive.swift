@@ -130,6 +130,9 @@ public struct HARArchive: Codable, Sendable, Equatable {
         public var text: String?
         public var encoding: String?
         public var comment: String?
+        /// The sizes of the chunks the body arrived in, so that a replay streams it as it came (this package's
+        /// field; at most 4,096 are kept, the rest of the body replays in one chunk).
+        public var _chunks: [Int]?
     }
 
     /// How long each phase took, in milliseconds; -1 for a phase the transport does not report.

@@ -8,7 +8,7 @@ import Foundation
 ///     matching.ignoredQueryItems = ["timestamp", "nonce"]   // values that differ on every run
 ///     matching.matchedHeaders = ["Accept"]                  // a header that selects the representation
 ///
-/// Query items match in any order. Headers are not compared unless named in ``matchedHeaders``. Identical
+/// Query items match in any order, and JSON bodies whatever the order of their members. Headers are not compared unless named in ``matchedHeaders``. Identical
 /// requests are answered by their recorded entries in the order they were recorded.
 public struct HARMatching: Sendable {
     /// Query item names left out of the comparison.
@@ -50,8 +50,18 @@ public struct HARMatching: Sendable {
             address: address,
             query: query.sorted(),
             headers: headers,
-            body: matchesBody ? request.postData?.text ?? "" : nil
+            body: matchesBody ? Self.canonical(request.postData?.text ?? "") : nil
         )
+    }
+
+    /// A JSON body with its members sorted (encoders need not keep an order: Foundation's on Linux does not, run to
+    /// run), so that the same value matches whatever order it was written in; any other body as it is.
+    static func canonical(_ body: String) -> String {
+        guard body.first == "{" || body.first == "[",
+            let value = try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed]),
+            let sorted = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
+        else { return body }
+        return String(decoding: sorted, as: UTF8.self)
     }
 
     /// How alike two requests are, for naming the nearest recorded entries of a request that matches none.

@@ -44,9 +44,14 @@ struct HARRecord {
     }
 
     /// The response as HAR keeps it: `body` as received (`complete` when it was read to its end).
-    func response(_ response: TransportResponse, body: Data, size: Int, complete: Bool, secrets: Set<String>)
-        -> HARArchive.Response
-    {
+    func response(
+        _ response: TransportResponse,
+        body: Data,
+        size: Int,
+        chunks: [Int],
+        complete: Bool,
+        secrets: Set<String>
+    ) -> HARArchive.Response {
         let (headers, _) = redaction.redacted(response.headers)
         let type = response.headers[.contentType]
         var content = HARArchive.Content(size: size, mimeType: type ?? "x-unknown")
@@ -63,6 +68,8 @@ struct HARRecord {
                 content.encoding = "base64"
             }
             if !complete { content.comment = "the reader left the body after \(body.count) bytes" }
+            // Redaction may change the length; the chunks then no longer describe the bytes, and are left out.
+            if chunks.count > 1, chunks.reduce(0, +) == redacted.count { content._chunks = chunks }
         }
         return HARArchive.Response(
             status: response.statusCode,

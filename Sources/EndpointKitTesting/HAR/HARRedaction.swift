@@ -112,7 +112,9 @@ public struct HARRedaction: Sendable {
 
     /// Whether `body` reads as `name=value&…` text.
     private static func looksLikeForm(_ body: Data) -> Bool {
-        guard body.count < 1 << 20, let text = String(data: body, encoding: .utf8), text.contains("=") else { return false }
+        guard body.count < 1 << 20, let text = String(data: body, encoding: .utf8), text.contains("=") else {
+            return false
+        }
         return text.allSatisfy { $0.isLetter || $0.isNumber || "=&%+-_.*~".contains($0) }
     }
 

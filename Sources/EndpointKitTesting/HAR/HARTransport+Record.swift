@@ -58,6 +58,7 @@ extension HARTransport {
                     response,
                     body: capture.bytes,
                     size: capture.total,
+                    chunks: capture.chunks,
                     complete: complete,
                     secrets: secrets
                 ),
@@ -96,13 +97,14 @@ extension HARTransport {
 /// exchange was recorded already.
 final class BodyCapture: Sendable {
     let limit: Int
-    private let state = Mutexed((bytes: Data(), total: 0, ended: false))
+    private let state = Mutexed((bytes: Data(), total: 0, ended: false, chunks: [Int]()))
 
     init(limit: Int) { self.limit = limit }
 
     func append(_ chunk: Data) {
         state.withLock { state in
             state.total += chunk.count
+            if state.chunks.count < 4_096 { state.chunks.append(chunk.count) }
             if state.bytes.count <= limit { state.bytes.append(chunk.prefix(limit + 1 - state.bytes.count)) }
         }
     }
@@ -111,6 +113,8 @@ final class BodyCapture: Sendable {
     func announce(_ length: Int) { state.withLock { $0.total = max($0.total, length) } }
 
     var bytes: Data { state.withLock { $0.bytes } }
+    /// The sizes of the chunks the body came in.
+    var chunks: [Int] { state.withLock { $0.chunks } }
     var total: Int { state.withLock { $0.total } }
 
     /// Marks the body ended; `true` the first time only.

@@ -18,6 +18,7 @@ extension HARTransport {
             )
         }
         let body = try recordedBody(of: entry, summary: summary)
+        let chunks = ReplayedChunks.split(body, as: entry.response.content._chunks)
         switch options.body {
         case .collect(let limit):
             guard body.count <= limit else {
@@ -29,14 +30,10 @@ extension HARTransport {
                 )
             }
             return TransportResponse(statusCode: status, headers: headers, data: body)
-        case .write(let sink):
-            if let writer = sink.writer(statusCode: status, headers: headers) {
-                for chunk in ReplayedChunks.split(body) { try writer(chunk) }
-                return TransportResponse(statusCode: status, headers: headers)
-            }
-            return TransportResponse(statusCode: status, headers: headers, body: ReplayedChunks.body(body))
-        case .stream:
-            return TransportResponse(statusCode: status, headers: headers, body: ReplayedChunks.body(body))
+        case .write, .stream:
+            // A body meant for a sink streams instead, as the transport contract allows: the client writes it, after
+            // the head, as it would have arrived.
+            return TransportResponse(statusCode: status, headers: headers, body: ReplayedChunks.body(chunks))
         }
     }
 
@@ -81,14 +78,25 @@ struct ReplayedChunks: AsyncSequence, Sendable {
     typealias Element = Data
     let chunks: [Data]
 
-    static func split(_ data: Data) -> [Data] {
+    /// `data` in the chunks it was recorded in, or, without a record of them, in chunks of at most 16 KiB and
+    /// two at least.
+    static func split(_ data: Data, as sizes: [Int]? = nil) -> [Data] {
+        if let sizes, sizes.allSatisfy({ $0 >= 0 }), sizes.reduce(0, +) <= data.count {
+            var offset = data.startIndex
+            var chunks = sizes.map { size -> Data in
+                defer { offset += size }
+                return Data(data[offset..<offset + size])
+            }
+            if offset < data.endIndex { chunks.append(Data(data[offset...])) }
+            return chunks
+        }
         guard data.count > 1 else { return data.isEmpty ? [] : [data] }
         let size = Swift.min(16 * 1024, (data.count + 1) / 2)
         return stride(from: 0, to: data.count, by: size).map { Data(data[$0..<Swift.min($0 + size, data.count)]) }
     }
 
-    static func body(_ data: Data) -> ResponseBody {
-        ResponseBody(length: data.count, pulling: ReplayedChunks(chunks: split(data)))
+    static func body(_ chunks: [Data]) -> ResponseBody {
+        ResponseBody(length: chunks.reduce(0) { $0 + $1.count }, pulling: ReplayedChunks(chunks: chunks))
     }
 
     struct AsyncIterator: AsyncIteratorProtocol {

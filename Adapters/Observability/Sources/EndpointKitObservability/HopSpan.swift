@@ -23,7 +23,9 @@ struct HopSpan: HopTracker {
         if let span, let error = record.error { SemanticConventions.record(error, on: span) }
         metrics?.ended(record)
         if let logger {
-            let line = { logger.debug("\(record)", metadata: LogFields.exchange(record, template: template, trace: trace)) }
+            let line = {
+                logger.debug("\(record)", metadata: LogFields.exchange(record, template: template, trace: trace))
+            }
             // Under the span's context, so that a metadata provider (swift-otel's `.otel`) sees this span.
             if let span { InstrumentationContext.$current.withValue(span.context, operation: line) } else { line() }
         }

@@ -9,20 +9,20 @@ extension Observability {
     /// A request goes on the wire: its client span starts, a child of the call's (or the caller's) span; the
     /// trace context goes into its headers; it counts as active until it ends.
     public func willSend(_ request: inout TransportRequest, _ exchange: ExchangeStart) -> (any HopTracker)? {
-        let tracer = currentTracer
+        let (tracer, propagator) = activeInstruments()
+        if let propagator, let context = InstrumentationContext.current {
+            // No tracer, but an instrument that propagates: the caller's context goes on.
+            propagator.inject(context, into: &request.headers, using: HeadersInjector())
+        }
         let factory = currentMetricsFactory
-        let tracing = !(tracer is NoOpTracer)
         let measuring = !(factory is NOOPMetricsHandler)
         let logging = logger.logLevel <= .debug
         // Nothing bootstrapped, nothing to log: nothing is built, and the call costs next to nothing more.
-        guard tracing || measuring || logging else {
-            propagate(into: &request)
-            return nil
-        }
+        guard tracer != nil || measuring || logging else { return nil }
         // The route names the endpoint's own request; a redirect goes elsewhere.
         let template = exchange.hop == 0 ? exchange.context.urlTemplate : nil
         var span: (any Span)?
-        if tracing {
+        if let tracer {
             let started = tracer.startSpan(
                 SemanticConventions.spanName(method: request.method, template: template),
                 context: InstrumentationContext.current ?? .topLevel,
@@ -31,12 +31,16 @@ extension Observability {
             if started.isRecording { describe(request, exchange, template: template, on: started) }
             tracer.inject(started.context, into: &request.headers, using: HeadersInjector())
             span = started
-        } else {
-            propagate(into: &request)
         }
         let metrics =
             measuring
-            ? HTTPMetrics(factory: factory, method: request.method, scheme: request.url.scheme, exchange: exchange, template: template)
+            ? HTTPMetrics(
+                factory: factory,
+                method: request.method,
+                scheme: request.url.scheme,
+                exchange: exchange,
+                template: template
+            )
             : nil
         metrics?.started()
         return HopSpan(
@@ -46,14 +50,6 @@ extension Observability {
             template: template,
             trace: TraceParent(request.headers["traceparent"])
         )
-    }
-
-    /// With no tracer, the caller's context still goes on through an instrument that only propagates.
-    private func propagate(into request: inout TransportRequest) {
-        guard tracer == nil, let context = InstrumentationContext.current else { return }
-        let instrument = InstrumentationSystem.instrument
-        guard !(instrument is NoOpInstrument) else { return }
-        instrument.inject(context, into: &request.headers, using: HeadersInjector())
     }
 
     /// The span's attributes that are known before the request is sent.

@@ -54,8 +54,17 @@ public struct Observability: Middleware, HopInstrument {
         self.tracesCalls = tracesCalls
     }
 
-    /// The tracer this call uses.
-    var currentTracer: any Tracer { tracer ?? InstrumentationSystem.tracer }
+    /// The tracer to report to, or `nil` when there is none; and, with no tracer, the instrument that still
+    /// propagates the caller's context, if one is bootstrapped. Read once per use, in the cheapest order: the
+    /// bootstrapped instrument first (a plain read), and only when it is not the no-op one, the search for a tracer
+    /// in it (a protocol-conformance lookup, thousands of instructions).
+    func activeInstruments() -> (tracer: (any Tracer)?, propagator: (any Instrument)?) {
+        if let tracer { return (tracer is NoOpTracer ? nil : tracer, nil) }
+        let instrument = InstrumentationSystem.instrument
+        if instrument is NoOpInstrument { return (nil, nil) }
+        let found = InstrumentationSystem.tracer
+        return found is NoOpTracer ? (nil, instrument) : (found, nil)
+    }
 
     /// The metrics factory this call uses.
     var currentMetricsFactory: any MetricsFactory { metricsFactory ?? MetricsSystem.factory }
