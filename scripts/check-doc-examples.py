@@ -68,8 +68,10 @@ def blocks(only, adapter):
     for path in documents:
         for line, text, marked in markdown_blocks(path):
             found.append((str(path), line, text, marked))
-    for folder in ["Sources/EndpointKit", "Adapters/Observability/Sources"]:
+    for folder in ["Sources/EndpointKit", "Sources/EndpointKitTesting", "Adapters/Observability/Sources"]:
         for path in sorted(pathlib.Path(folder).rglob("*.swift")):
+            if folder == "Sources/EndpointKit" and "EndpointKitTesting" in str(path):
+                continue
             for line, text, marked in comment_blocks(path):
                 found.append((str(path), line, text, marked))
     for block in found:
@@ -78,7 +80,7 @@ def blocks(only, adapter):
             yield block
 
 
-HEADER = "import EndpointKit\nimport EndpointKitTesting\nimport Foundation\n#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n"
+HEADER = "import EndpointKit\nimport EndpointKitTesting\nimport Foundation\nimport Testing\n#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n"
 
 
 def typecheck(modules, folder, text, prelude):
@@ -102,7 +104,7 @@ def check(modules, number, block):
         with_prelude, errors = typecheck(modules, folder, text, PRELUDE)
         if with_prelude:
             return None
-        shown = [re.sub(r"^.*main\.swift:(\d+):\d+: ", lambda m: f"line {int(m.group(1)) - (8 if ADAPTER else 7)}: ", e) for e in errors[:3]]
+        shown = [re.sub(r"^.*main\.swift:(\d+):\d+: ", lambda m: f"line {int(m.group(1)) - (9 if ADAPTER else 8)}: ", e) for e in errors[:3]]
         return f"{path}:{line}: the example does not type-check:\n    " + "\n    ".join(shown)
 
 

@@ -23,6 +23,13 @@ install_missing() {
         python3 -m pip install --quiet --disable-pip-version-check httpbin gunicorn \
             || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages httpbin gunicorn
     fi
+    # The HAR tests check recordings with three independent readers: a JSON Schema validator, haralyzer, mitmproxy.
+    if ! python3 -c 'import jsonschema, haralyzer, mitmproxy' 2>/dev/null || ! command -v mitmdump >/dev/null; then
+        echo "test-servers: installing jsonschema, haralyzer and mitmproxy from PyPI"
+        python3 -m pip install --quiet --disable-pip-version-check jsonschema haralyzer mitmproxy \
+            || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages \
+                jsonschema haralyzer mitmproxy
+    fi
     local packages=()
     if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then packages+=(nginx-light); fi
     # curl checks the servers are up, and the cURL tests run the commands EndpointKit prints.

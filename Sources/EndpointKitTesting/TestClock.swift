@@ -4,6 +4,7 @@ import EndpointKit
 /// deadline, so deadlines, retry backoff and throttled waits are tested without real time.
 ///
 ///     let clock = TestClock()
+///     let transport = StubTransport(replies: [.json(#"{"id": 1, "name": "tea"}"#)])
 ///     let client = EndpointClient(environment: environment, transport: transport, clock: clock)
 ///     async let result = client.response(for: .item(1))
 ///     try await clock.waitForSleepers(1)      // the attempt's deadline timer is waiting
@@ -129,8 +130,8 @@ public final class TestClock: Clock, Sendable {
     /// throttle's wait, a reconnection delay, told apart from the shorter or longer timers around it by its length.
     ///
     ///     async let result = client.response(for: .item(1))   // the first attempt gets a 503
-    ///     try await clock.waitForSleep(atLeast: .milliseconds(100))   // Retry's backoff, not the deadline timer
-    ///     clock.advance(by: .milliseconds(100))
+    ///     try await testClock.waitForSleep(atLeast: .milliseconds(100))   // Retry's backoff, not the deadline timer
+    ///     testClock.advance(by: .milliseconds(100))
     ///
     /// - Parameters:
     ///   - minimum: The shortest sleep that counts.

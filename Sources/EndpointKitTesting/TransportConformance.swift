@@ -4,7 +4,8 @@ import Foundation
 /// Checks that a ``Transport`` keeps the contract EndpointKit relies on, against a real httpbin server.
 ///
 ///     @Test func myTransportConforms() async throws {
-///         let failures = await TransportConformance.check(MyTransport(), httpbinURL: httpbin)
+///         let httpbin = URL(string: "http://127.0.0.1:8080")!
+///         let failures = await TransportConformance.check(URLSessionTransport(), httpbinURL: httpbin)
 ///         #expect(failures.isEmpty, "\(failures)")
 ///     }
 ///

@@ -111,6 +111,8 @@ extension Endpoint where Kind == EndpointKinds.Private, Response == JSONLines<It
 }
 
 public let environment = ServerEnvironment.production
+public let har = URL(fileURLWithPath: "/tmp/recording.har")
+public let testClock = TestClock()
 public let env = ServerEnvironment.production
 public let client = EndpointClient(environment: .production)
 public let token = AccessToken("s3cr3t")

@@ -8,7 +8,7 @@ import FoundationNetworking
 ///
 ///     print(try client.curlCommand(for: .search(for: "tea"), using: token))
 ///     // curl -X 'GET' 'https://api.example.com/v1/search?q=tea' -H 'Accept: application/json' \
-///     //   -H 'Authorization: <redacted>' -H 'User-Agent: EndpointKit/0.6.0'
+///     //   -H 'Authorization: <redacted>' -H 'User-Agent: EndpointKit/0.7.0'
 ///
 /// Every argument is single-quoted, so no character in a URL, header or body is interpreted by the shell; a
 /// body that is not printable UTF-8 is read from `printf` with octal escapes (`@<(printf '\000…')`). Secrets

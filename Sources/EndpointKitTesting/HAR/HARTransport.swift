@@ -6,12 +6,12 @@ import Foundation
 ///
 ///     // Record once against the real server (always live; save() overwrites the file):
 ///     let recorder = try HARTransport(file: har, mode: .record, live: URLSessionTransport())
-///     let live = EndpointClient(environment: env, transport: recorder)
+///     let live = EndpointClient(environment: environment, transport: recorder)
 ///     _ = try await live.response(for: .item(1))
 ///     try recorder.save()
 ///
 ///     // Replay with no server: a request with no recorded answer fails at once, naming the nearest ones.
-///     let replay = EndpointClient(environment: env, transport: try HARTransport(file: har, mode: .replay))
+///     let replay = EndpointClient(environment: environment, transport: try HARTransport(file: har, mode: .replay))
 ///
 /// - ``Mode/replay``: only recorded answers; a request that matches none fails at once with
 ///   ``EndpointError/Kind/notRecorded``, naming the request and the nearest recorded entries.
