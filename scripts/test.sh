@@ -25,7 +25,8 @@ echo "== swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fuzz \
     Adapters/AsyncHTTPClient/Package.swift Adapters/AsyncHTTPClient/Sources Adapters/AsyncHTTPClient/Tests \
     Adapters/AsyncHTTPClient/Benchmarks \
-    Adapters/Observability/Package.swift Adapters/Observability/Sources Adapters/Observability/Tests
+    Adapters/Observability/Package.swift Adapters/Observability/Sources Adapters/Observability/Tests \
+    Adapters/Observability/Benchmarks
 
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors

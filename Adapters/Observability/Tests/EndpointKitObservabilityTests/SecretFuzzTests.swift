@@ -18,7 +18,9 @@ struct SecretFuzzTests {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         return "Zq"
             + String(
-                (0..<Int.random(in: 10...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+                (0..<Int.random(in: 10...24, using: &generator)).map { _ in
+                    alphabet.randomElement(using: &generator) ?? "x"
+                }
             )
     }
 
@@ -34,7 +36,7 @@ struct SecretFuzzTests {
             path: path,
             queryItems: [
                 URLQueryItem(
-                    name: ["token", "api_key", "access_token"].randomElement(using: &generator)!,
+                    name: ["token", "api_key", "access_token"].randomElement(using: &generator) ?? "token",
                     value: values[0]
                 ),
                 URLQueryItem(name: "visa", value: values[1]),
@@ -73,7 +75,7 @@ struct SecretFuzzTests {
             let values = (0..<7).map { _ in Self.secret(&generator) }
             secrets += values
             let path: EndpointPath =
-                toHTTPBin ? "status/\([200, 401, 500].randomElement(using: &generator)!)" : "echo/\("fuzz")"
+                toHTTPBin ? "status/\([200, 401, 500].randomElement(using: &generator) ?? 500)" : "echo/\("fuzz")"
             let endpoint = Self.endpoint(path, carrying: values, index: index, using: &generator)
             _ = try? await client.response(for: endpoint, using: AccessToken(values[6]))
         }
