@@ -26,7 +26,8 @@ swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fu
     Adapters/AsyncHTTPClient/Package.swift Adapters/AsyncHTTPClient/Sources Adapters/AsyncHTTPClient/Tests \
     Adapters/AsyncHTTPClient/Benchmarks \
     Adapters/Observability/Package.swift Adapters/Observability/Sources Adapters/Observability/Tests \
-    Adapters/Observability/Benchmarks
+    Adapters/Observability/Benchmarks Adapters/Observability/OTLPCheck/Package.swift \
+    Adapters/Observability/OTLPCheck/Sources
 
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors

@@ -79,12 +79,10 @@ extension Observability {
                 )
             )
         }
-        HTTPMetrics.countCache(
-            outcome,
-            method: request.method,
-            template: context.urlTemplate,
-            factory: currentMetricsFactory
-        )
+        let factory = currentMetricsFactory
+        if !(factory is NOOPMetricsHandler) {
+            HTTPMetrics.countCache(outcome, method: request.method, template: context.urlTemplate, factory: factory)
+        }
         if outcome == .hit {
             logger.debug(
                 "\(request) served from the cache",
