@@ -214,12 +214,16 @@ await step("A download to a file, with a progress bar") { () async throws(Endpoi
     for try await event in client.download(for: .catalogueFile, to: destination) {
         switch event {
         case .progress(let progress):
-            // A bar per quarter, so that logs stay readable; a terminal app would redraw one line.
+            // A bar per quarter passed, so that logs stay readable (a terminal app would redraw one line), and the
+            // same however the events were grouped: progress is reported as it is read, and a slow reader gets
+            // fewer, larger steps.
             let quarter = Int((progress.fractionCompleted ?? 0) * 4)
-            guard quarter > shown else { continue }
-            shown = quarter
-            let bar = String(repeating: "█", count: quarter * 5) + String(repeating: "░", count: 20 - quarter * 5)
-            print("  \(bar) \(progress.bytesWritten >> 10) KiB of \((progress.expectedBytes ?? 0) >> 10) KiB")
+            let expected = progress.expectedBytes ?? 0
+            while shown < quarter {
+                shown += 1
+                let bar = String(repeating: "█", count: shown * 5) + String(repeating: "░", count: 20 - shown * 5)
+                print("  \(bar) \((expected * Int64(shown) / 4) >> 10) KiB of \(expected >> 10) KiB")
+            }
         case .finished(let response):
             print(
                 "  ✓ saved \(response.value.lastPathComponent)"

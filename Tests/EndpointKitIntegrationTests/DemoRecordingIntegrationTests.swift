@@ -5,16 +5,19 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct DemoRecordingIntegrationTests {
     @Test("endpointkit-demo --replay prints what --record printed, and the recording is valid HAR")
-    func recordThenReplay() throws {
+    func recordThenReplay() async throws {
         // The demo is built beside this test bundle.
         let folder = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent()
         let demo = folder.appendingPathComponent("endpointkit-demo").path
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString).har").path
         defer { try? FileManager.default.removeItem(atPath: file) }
 
-        let recorded = String(decoding: try Shell.run("'\(demo)' --record '\(file)'"), as: UTF8.self)
-        let replayed = String(decoding: try Shell.run("'\(demo)' --replay '\(file)'"), as: UTF8.self)
-        let validation = String(decoding: try Shell.run("scripts/validate-har.py '\(file)'"), as: UTF8.self)
+        let recorded = String(decoding: try await Shell.output(of: "'\(demo)' --record '\(file)'"), as: UTF8.self)
+        let replayed = String(decoding: try await Shell.output(of: "'\(demo)' --replay '\(file)'"), as: UTF8.self)
+        let validation = String(
+            decoding: try await Shell.output(of: "scripts/validate-har.py '\(file)'"),
+            as: UTF8.self
+        )
 
         #expect(recorded.contains("✓ both screens show \"Sencha\""))
         #expect(replayed == recorded)

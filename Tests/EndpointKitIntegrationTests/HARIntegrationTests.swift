@@ -66,7 +66,10 @@ struct HARIntegrationTests {
         )
         try recorder.save()
 
-        let output = String(decoding: try Shell.run("scripts/validate-har.py '\(file.path)'"), as: UTF8.self)
+        let output = String(
+            decoding: try await Shell.output(of: "scripts/validate-har.py '\(file.path)'"),
+            as: UTF8.self
+        )
         let replayed = try await Self.session(
             EndpointClient(
                 environment: environment,
@@ -122,7 +125,10 @@ struct HARIntegrationTests {
         #expect(try HARArchive(contentsOf: file).log.entries.count == 1_000)
         #expect(found.isEmpty, "seed \(seed): \(found.count) secrets recorded, e.g. \(found.prefix(3))")
         #expect(!words.contains { $0.contains("Zq") }, "seed \(seed): a secret's marker was recorded")
-        let output = String(decoding: try Shell.run("scripts/validate-har.py '\(file.path)'"), as: UTF8.self)
+        let output = String(
+            decoding: try await Shell.output(of: "scripts/validate-har.py '\(file.path)'"),
+            as: UTF8.self
+        )
         #expect(output.contains("1000 entries valid"), "\(output)")
     }
 
