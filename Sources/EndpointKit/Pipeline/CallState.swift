@@ -3,6 +3,9 @@
 final class CallState: Sendable {
     let observers: [any ExchangeObserver]
     let redactor: Redactor
+    /// Where the endpoint's route comes from, for ``RequestContext/urlTemplate``: kept here, once per call, so
+    /// that the contexts copied along the way carry no more than before.
+    let route: PreparedCall.Route?
     /// Started with the call, on the client's clock.
     private let stopwatch: Stopwatch
     /// Whether the clock is real time, so that a transport's note of when a head arrived can be read on it.
@@ -21,9 +24,15 @@ final class CallState: Sendable {
         var sends = 0
     }
 
-    init(observers: [any ExchangeObserver], redactor: Redactor, clock: any Clock<Duration>) {
+    init(
+        observers: [any ExchangeObserver],
+        redactor: Redactor,
+        clock: any Clock<Duration>,
+        route: PreparedCall.Route? = nil
+    ) {
         self.observers = observers
         self.redactor = redactor
+        self.route = route
         stopwatch = Stopwatch(clock)
         isRealTime = clock is ContinuousClock
     }

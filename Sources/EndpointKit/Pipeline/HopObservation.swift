@@ -60,12 +60,14 @@ struct HopObservation {
         }
     }
 
-    /// Ends the hop: one record, with the error it ended with, if any, for the observers and the trackers.
-    mutating func complete(_ error: EndpointError?) {
+    /// Ends the hop: one record, with the error it ended with, if any, for the trackers and (unless the request
+    /// was refused before it was sent, `sent` false) the observers.
+    mutating func complete(_ error: EndpointError?, sent: Bool = true) {
         guard let start else { return }
         let trackers = self.trackers
         self.trackers = []
-        guard call?.isObserved == true || !trackers.isEmpty else { return }
+        let observed = sent && call?.isObserved == true
+        guard observed || !trackers.isEmpty else { return }
         var record = ExchangeRecord(
             request: outgoing,
             redactor: redactor,
@@ -79,7 +81,7 @@ struct HopObservation {
         record.isStreamed = isStreamed
         record.source = source
         record.isLogged = isLogged
-        call?.emit(.exchangeCompleted(record))
+        if observed { call?.emit(.exchangeCompleted(record)) }
         for tracker in trackers { tracker.ended(record) }
     }
 

@@ -89,8 +89,9 @@ extension Pipeline {
             // The header check sees what goes on the wire, the conditions the cache added and the instruments'
             // headers included.
             if let problem = observation.outgoing.problem {
+                // Nothing goes on the wire: the instruments' trackers end, observers hear of no exchange.
                 let error = EndpointError(.invalidRequest, problem)
-                observation.complete(error)
+                observation.complete(error, sent: false)
                 throw error
             }
             return try await transmit(request, options: options, hop: hop, step: step, observation: &observation)

@@ -68,15 +68,14 @@ struct Pipeline: Sendable {
     func run(_ prepared: PreparedCall, body: ResponseBodyHandling, validating: Bool = true)
         async throws(EndpointError) -> Result
     {
-        let call = CallState(observers: observers, redactor: redactor, clock: clock)
+        let call = CallState(observers: observers, redactor: redactor, clock: clock, route: prepared.route)
         let request = prepared.request
         let context = RequestContext(
             options: prepared.options,
             requiresAuthentication: prepared.requiresAuthentication,
             timeout: prepared.timeout,
             clock: clock,
-            call: call,
-            route: prepared.route
+            call: call
         )
         let innermost = MiddlewareNext { request, context in
             try await attempt(request, context: context, prepared: prepared, body: body)

@@ -15,15 +15,12 @@ public struct RequestContext: Sendable {
 
     /// The call this context belongs to, when a client runs it: it keeps the call's one attempt counter.
     let call: CallState?
-    /// Where the endpoint's route comes from, for ``urlTemplate``.
-    var route: PreparedCall.Route?
-
     /// The endpoint's route as an absolute path with each interpolated value named in braces, e.g.
     /// `/v1/items/{id}` for `Endpoint(path: "items/\(id)")` under a base URL ending in `/v1` (see
     /// ``EndpointPath/template``): OpenTelemetry's `url.template`, a low-cardinality name for a span or a metric.
     /// `nil` when the route is unknown: an endpoint with an absolute ``Endpoint/url`` (a next page, say), or a
     /// path made from segments. Built when read; a call nobody asks it of never builds it.
-    public var urlTemplate: String? { route?.template }
+    public var urlTemplate: String? { call?.route?.template }
     private let fixedAttempt: Int
 
     /// How many attempts the call has started so far (0 before the first one is sent), counted once for the
@@ -58,15 +55,13 @@ public struct RequestContext: Sendable {
         requiresAuthentication: Bool,
         timeout: Duration?,
         clock: any Clock<Duration>,
-        call: CallState,
-        route: PreparedCall.Route?
+        call: CallState
     ) {
         self.options = options
         self.requiresAuthentication = requiresAuthentication
         self.timeout = timeout
         self.clock = clock
         self.call = call
-        self.route = route
         self.fixedAttempt = 0
     }
 }
