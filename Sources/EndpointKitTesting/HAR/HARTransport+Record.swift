@@ -10,62 +10,17 @@ extension HARTransport {
         options: TransportOptions
     ) async throws -> TransportResponse {
         guard let live else { throw EndpointError(.invalidRequest, "no live transport to send with") }
-        let started = Date()
-        let clock = ContinuousClock.now
+        let started = (date: Date(), instant: ContinuousClock.now)
         let capture = BodyCapture(limit: record.maximumBodySize)
-        var liveOptions = options
-        var collectLimit: Int?
-        if case .collect(let limit) = options.body {
-            // Collected here, through the tee, so that a body past the limit is recorded up to where it stopped.
-            collectLimit = limit
-            liveOptions.body = .stream(bufferLimit: nil)
-        }
-        if case .write(let sink) = options.body {
-            // The body goes to the sink as it arrives: each chunk is kept on its way there.
-            liveOptions.body = .write(
-                to: BodySink { status, headers in
-                    guard let writer = sink.writer(statusCode: status, headers: headers) else { return nil }
-                    return { chunk in
-                        capture.append(chunk)
-                        try writer(chunk)
-                    }
-                }
-            )
-        }
+        let (liveOptions, collectLimit) = Self.recording(options, into: capture)
         let response: TransportResponse
         do {
             response = try await live.send(request, options: liveOptions)
         } catch {
-            let kind = (error as? EndpointError)?.kind ?? (error is CancellationError ? .cancelled : .transportFailed)
-            let failure = HARArchive.Failure(
-                startedDateTime: HARRecord.timestamp(started),
-                time: Self.milliseconds(clock, .now),
-                request: recorded,
-                error: kind.name
-            )
-            state.withLock { $0.items.append(.failure(failure)) }
+            recordFailure(error, of: recorded, started: started)
             throw error
         }
-        let head = ContinuousClock.now
-        let finish: @Sendable (Bool) -> Void = { [self] complete in
-            guard capture.end() else { return }
-            let end = ContinuousClock.now
-            let entry = HARArchive.Entry(
-                startedDateTime: HARRecord.timestamp(started),
-                time: Self.milliseconds(clock, end),
-                request: recorded,
-                response: record.response(
-                    response,
-                    body: capture.bytes,
-                    size: capture.total,
-                    chunks: capture.chunks,
-                    complete: complete,
-                    secrets: secrets
-                ),
-                timings: HARArchive.Timings(wait: Self.milliseconds(clock, head), receive: Self.milliseconds(head, end))
-            )
-            state.withLock { $0.items.append(.entry(entry)) }
-        }
+        let finish = finisher(for: response, of: recorded, secrets: secrets, started: started, capture: capture)
         if let buffered = response.body.bufferedData {
             if capture.total == 0 { capture.append(buffered) }
             finish(true)
@@ -87,9 +42,83 @@ extension HARTransport {
         return teed
     }
 
+    /// The options the live transport gets: a body to collect is streamed, and collected here through the tee
+    /// (so that one past the limit is recorded up to where it stopped); a sink's chunks are kept on their way.
+    private static func recording(_ options: TransportOptions, into capture: BodyCapture) -> (TransportOptions, Int?) {
+        var live = options
+        switch options.body {
+        case .collect(let limit):
+            live.body = .stream(bufferLimit: nil)
+            return (live, limit)
+        case .write(let sink):
+            live.body = .write(
+                to: BodySink { status, headers in
+                    guard let writer = sink.writer(statusCode: status, headers: headers) else { return nil }
+                    return { chunk in
+                        capture.append(chunk)
+                        try writer(chunk)
+                    }
+                }
+            )
+            return (live, nil)
+        case .stream:
+            return (live, nil)
+        }
+    }
+
+    /// Keeps a request that got no response, with the kind of error it failed with.
+    private func recordFailure(
+        _ error: any Error,
+        of recorded: HARArchive.Request,
+        started: (date: Date, instant: ContinuousClock.Instant)
+    ) {
+        let kind = (error as? EndpointError)?.kind ?? (error is CancellationError ? .cancelled : .transportFailed)
+        let failure = HARArchive.Failure(
+            startedDateTime: HARRecord.timestamp(started.date),
+            time: Self.milliseconds(started.instant, .now),
+            request: recorded,
+            error: kind.name
+        )
+        state.withLock { $0.items.append(.failure(failure)) }
+    }
+
+    /// What records the exchange, once, when its body ends (`true`) or is left (`false`).
+    private func finisher(
+        for response: TransportResponse,
+        of recorded: HARArchive.Request,
+        secrets: Set<String>,
+        started: (date: Date, instant: ContinuousClock.Instant),
+        capture: BodyCapture
+    ) -> @Sendable (Bool) -> Void {
+        let head = ContinuousClock.now
+        return { [self] complete in
+            guard capture.end() else { return }
+            let end = ContinuousClock.now
+            let entry = HARArchive.Entry(
+                startedDateTime: HARRecord.timestamp(started.date),
+                time: Self.milliseconds(started.instant, end),
+                request: recorded,
+                response: record.response(
+                    response,
+                    body: capture.bytes,
+                    size: capture.total,
+                    chunks: capture.chunks,
+                    complete: complete,
+                    secrets: secrets
+                ),
+                timings: HARArchive.Timings(
+                    wait: Self.milliseconds(started.instant, head),
+                    receive: Self.milliseconds(head, end)
+                )
+            )
+            state.withLock { $0.items.append(.entry(entry)) }
+        }
+    }
+
+    /// Milliseconds between two instants, to the microsecond.
     static func milliseconds(_ from: ContinuousClock.Instant, _ to: ContinuousClock.Instant) -> Double {
         let (seconds, attoseconds) = (to - from).components
-        return (Double(seconds) * 1_000 + Double(attoseconds) / 1e15 * 1_000).rounded() / 1_000
+        return (Double(seconds) * 1e6 + Double(attoseconds) / 1e12).rounded() / 1_000
     }
 }
 

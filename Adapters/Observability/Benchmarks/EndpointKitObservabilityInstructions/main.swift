@@ -55,7 +55,7 @@ let finished = DispatchSemaphore(value: 0)
 // Safe because the task is its only writer and the main thread reads it only after the semaphore.
 nonisolated(unsafe) var failure: (any Error)?
 // Detached: valgrind stops an async top-level program; the main thread waits on the semaphore instead.
-Task.detached {
+let work = Task.detached {
     do {
         try await run(side: side, baseURL: baseURL, count: count)
     } catch {
@@ -64,6 +64,7 @@ Task.detached {
     finished.signal()
 }
 finished.wait()
+work.cancel()  // Over already: the handle is kept so that the work has an owner.
 if let failure {
     print("endpointkit-observability-instructions: \(failure)")
     exit(1)
