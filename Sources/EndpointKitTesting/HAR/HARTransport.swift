@@ -22,7 +22,9 @@ import Foundation
 /// Recordings hold no secret (see ``HARRedaction``). Bodies are recorded as received, streams and downloads
 /// included, up to `maximumBodySize` each (1 MiB unless given); a larger body keeps its size and a comment but
 /// not its bytes, and replaying its entry fails with ``EndpointError/Kind/notRecorded`` saying so. Matching is
-/// ``HARMatching``'s. A replayed body streams in chunks of at most 16 KiB, and honours ``TransportOptions/body``.
+/// ``HARMatching``'s. A replayed body streams in the chunks it was recorded in (16 KiB at most when they were not
+/// recorded), and honours ``TransportOptions/body``. A streamed request body is read into memory, once, to be
+/// matched and recorded, then sent from there: record large uploads from a file or from bytes instead.
 public final class HARTransport: Transport {
     /// Where answers come from.
     public enum Mode: Sendable {
