@@ -59,6 +59,17 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
     GET  /problem/KEY      422 with an API's own error JSON: {"message": "Validation Failed", "errors": [...]}
     GET  /auth/KEY         counted; 200 with {"authorized": true} when Authorization is "Bearer fresh", else 401 with
                            WWW-Authenticate: Bearer (a token the server no longer takes, for refresh tests)
+    ANY  /idem/KEY/GROUP   the Idempotency-Key header as draft-ietf-httpapi-idempotency-key-header-07 says (the key an
+                           sf-string, or bare as most APIs take it): the first request with a key is applied once,
+                           its body appended to GROUP's log, and its answer (200, {"applied": N, "group": GROUP,
+                           "body": BODY}) stored under the key; the same key and body again gets the stored answer
+                           (Idempotency-Replayed: true); the same key while the first is in flight gets 409, with
+                           another body 422, and no key 400 (each application/problem+json). ?delay-ms=M holds
+                           the first request M ms after applying it; ?drop=1 applies the first request for a key
+                           and closes the connection without answering (the case that makes a client apply twice
+                           or lose the write). Counts idem/KEY, idem-applied/KEY, idem-replayed/KEY,
+                           idem-409/KEY, idem-422/KEY, idem-400/KEY and idem-dropped/KEY
+    GET  /idem-log/KEY/GROUP  {"applied": [BODY, ...]}: GROUP's applied bodies, in the order they were applied
     GET  /release/KEY      counted as release/KEY: lets /jsonl/KEY send its next line
     GET  /file-redirect/KEY/N  302 to the same file at http://localhost:PORT (another origin than 127.0.0.1)
     ANY  /raw/KEY?b64=B    counted; sends exactly the bytes B decodes to (URL-safe base64) and nothing else, then
@@ -625,6 +636,76 @@ def route_auth(request):
     respond_head(request.sock, 401, "Unauthorized", [("WWW-Authenticate", "Bearer"), ("Content-Type", "application/json")], b"{}")
 
 
+idempotency = {}  # (KEY, idempotency key) -> {"body": bytes, "answer": bytes or None}
+idempotency_logs = {}  # (KEY, GROUP) -> [body, ...]
+
+
+def idempotency_key(headers):
+    """The Idempotency-Key's value: an sf-string's content, or the bare value most APIs take."""
+    value = headers.get("idempotency-key")
+    if value is None:
+        return None
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        return value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+    return value
+
+
+def problem(sock, status, reason, title, closing):
+    body = json.dumps({"type": "about:blank", "title": title, "status": status}).encode()
+    respond_head(sock, status, reason, [("Content-Type", "application/problem+json")] + ([("Connection", "close")] if closing else []), body)
+
+
+def route_idem(request):
+    key, parts, body = request.key, request.parts, request.body
+    group = parts[2] if len(parts) > 2 else ""
+    options = options_of(request.target, request.headers)
+    count("idem/" + key)
+    token = idempotency_key(request.headers)
+    if token is None:
+        count("idem-400/" + key)
+        return problem(request.sock, 400, "Bad Request", "Idempotency-Key is missing", request.closing)
+    with lock:
+        stored = idempotency.get((key, token))
+        if stored is None:
+            stored = {"body": body, "answer": None}
+            idempotency[(key, token)] = stored
+            log = idempotency_logs.setdefault((key, group), [])
+            log.append(body.decode("utf-8", "replace"))
+            answer = json.dumps({"applied": len(log), "group": group, "body": body.decode("utf-8", "replace")}).encode()
+            first = True
+        else:
+            first = False
+    if not first:
+        if stored["body"] != body:
+            count("idem-422/" + key)
+            return problem(request.sock, 422, "Unprocessable Content", "the key was used with another body", request.closing)
+        if stored["answer"] is None:
+            count("idem-409/" + key)
+            return problem(request.sock, 409, "Conflict", "a request with this key is in progress", request.closing)
+        count("idem-replayed/" + key)
+        respond_head(request.sock, 200, "OK", [("Content-Type", "application/json"), ("Idempotency-Replayed", "true")], stored["answer"])
+        return None
+    count("idem-applied/" + key)
+    if "delay-ms" in options:
+        time.sleep(int(options["delay-ms"]) / 1000)
+    with lock:
+        stored["answer"] = answer
+    if options.get("drop") == "1" and count("idem-dropped/" + key) == 1:
+        request.sock.shutdown(socket.SHUT_RDWR)
+        return END
+    respond_head(request.sock, 200, "OK", [("Content-Type", "application/json")], answer)
+    return None
+
+
+def route_idem_log(request):
+    key, parts = request.key, request.parts
+    group = parts[2] if len(parts) > 2 else ""
+    with lock:
+        applied = list(idempotency_logs.get((key, group), []))
+    respond(request.sock, 200, json.dumps({"applied": applied}).encode(), close=request.closing)
+
+
 def route_bump(request):
     key = request.key
     count("bump/" + key)
@@ -715,6 +796,8 @@ ROUTES = {
     "cached": route_cached,
     "bump": route_bump,
     "auth": route_auth,
+    "idem": route_idem,
+    "idem-log": route_idem_log,
     "pages": route_pages,
     "versioned": route_versioned,
 }
