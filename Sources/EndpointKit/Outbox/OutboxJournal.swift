@@ -66,7 +66,7 @@ struct OutboxJournal: Sendable {
 
     /// Every whole entry, by sequence; the names of the files that were not whole, moved to `damaged/`.
     func load() -> (records: [(sequence: UInt64, record: Data)], damaged: [String]) {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: entries.path)) ?? []).sorted()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: entries.path)) ?? []
         var records: [(UInt64, Data)] = []
         var damagedNames: [String] = []
         for name in names {
