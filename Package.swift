@@ -29,6 +29,12 @@ let package = Package(
             dependencies: ["EndpointKit"],
             path: "Tests/EndpointKitCacheWriter"
         ),
+        // Another process for the outbox's crash harness: queues writes until it is killed, then again.
+        .executableTarget(
+            name: "EndpointKitOutboxWriter",
+            dependencies: ["EndpointKit"],
+            path: "Tests/EndpointKitOutboxWriter"
+        ),
         .testTarget(name: "EndpointKitTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
         .testTarget(name: "EndpointKitIntegrationTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
     ],

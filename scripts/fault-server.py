@@ -67,9 +67,11 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            another body 422, and no key 400 (each application/problem+json). ?delay-ms=M holds
                            the first request M ms after applying it; ?drop=1 applies the first request for a key
                            and closes the connection without answering (the case that makes a client apply twice
-                           or lose the write). Counts idem/KEY, idem-applied/KEY, idem-replayed/KEY,
-                           idem-409/KEY, idem-422/KEY, idem-400/KEY and idem-dropped/KEY
-    GET  /idem-log/KEY/GROUP  {"applied": [BODY, ...]}: GROUP's applied bodies, in the order they were applied
+                           or lose the write); ?drop-one-in=N does so for every Nth write applied under KEY.
+                           Counts idem/KEY, idem-applied/KEY, idem-replayed/KEY, idem-409/KEY, idem-422/KEY,
+                           idem-400/KEY and idem-dropped/KEY
+    GET  /idem-log/KEY/GROUP  {"applied": [BODY, ...]}: GROUP's applied bodies, in the order they were applied;
+                           /idem-log/KEY gives {"groups": {GROUP: [BODY, ...], ...}} for every group of KEY
     GET  /release/KEY      counted as release/KEY: lets /jsonl/KEY send its next line
     GET  /file-redirect/KEY/N  302 to the same file at http://localhost:PORT (another origin than 127.0.0.1)
     ANY  /raw/KEY?b64=B    counted; sends exactly the bytes B decodes to (URL-safe base64) and nothing else, then
@@ -195,15 +197,25 @@ def read_request(stream):
         name, _, value = header.decode("latin-1").partition(":")
         headers[name.strip().lower()] = value.strip()
     body = b""
+    # A request cut short (the client died mid-send) is not a request: a real server never handles it.
     if "content-length" in headers:
-        body = stream.read(int(headers["content-length"]))
+        length = int(headers["content-length"])
+        body = stream.read(length)
+        if len(body) < length:
+            return None
     elif headers.get("transfer-encoding", "").lower() == "chunked":
         while True:
-            size = int(stream.readline().split(b";")[0], 16)
+            size_line = stream.readline()
+            if not size_line:
+                return None
+            size = int(size_line.split(b";")[0], 16)
             if size == 0:
                 stream.readline()
                 break
-            body += stream.read(size)
+            chunk = stream.read(size)
+            if len(chunk) < size:
+                return None
+            body += chunk
             stream.readline()
     return method, target, headers, body
 
@@ -686,12 +698,15 @@ def route_idem(request):
         count("idem-replayed/" + key)
         respond_head(request.sock, 200, "OK", [("Content-Type", "application/json"), ("Idempotency-Replayed", "true")], stored["answer"])
         return None
-    count("idem-applied/" + key)
+    applied = count("idem-applied/" + key)
     if "delay-ms" in options:
         time.sleep(int(options["delay-ms"]) / 1000)
     with lock:
         stored["answer"] = answer
-    if options.get("drop") == "1" and count("idem-dropped/" + key) == 1:
+    drops_one_in = int(options.get("drop-one-in", "0"))
+    dropping = options.get("drop") == "1" and count("idem-drop-asked/" + key) == 1
+    if dropping or (drops_one_in > 0 and applied % drops_one_in == 0):
+        count("idem-dropped/" + key)
         request.sock.shutdown(socket.SHUT_RDWR)
         return END
     respond_head(request.sock, 200, "OK", [("Content-Type", "application/json")], answer)
@@ -700,7 +715,11 @@ def route_idem(request):
 
 def route_idem_log(request):
     key, parts = request.key, request.parts
-    group = parts[2] if len(parts) > 2 else ""
+    if len(parts) <= 2:
+        with lock:
+            groups = {group: list(log) for (owner, group), log in idempotency_logs.items() if owner == key}
+        return respond(request.sock, 200, json.dumps({"groups": groups}).encode(), close=request.closing)
+    group = parts[2]
     with lock:
         applied = list(idempotency_logs.get((key, group), []))
     respond(request.sock, 200, json.dumps({"applied": applied}).encode(), close=request.closing)

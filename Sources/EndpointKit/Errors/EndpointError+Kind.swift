@@ -65,5 +65,10 @@ extension EndpointError {
         public static let modelNotFound = Kind("modelNotFound")
         /// More redirects than the client's ``RedirectPolicy`` allows.
         public static let tooManyRedirects = Kind("tooManyRedirects")
+        /// An ``Outbox`` could not take a write: its queue holds ``OutboxPolicy/maximumCount`` writes or
+        /// ``OutboxPolicy/maximumSize`` bytes already, or its disk refused the file. Nothing was queued or shown.
+        public static let outboxFull = Kind("outboxFull")
+        /// An ``Outbox`` write waited longer than ``OutboxPolicy/maximumAge`` and was not sent.
+        public static let writeExpired = Kind("writeExpired")
     }
 }

@@ -13,8 +13,6 @@ import Darwin
 /// (`fsync`), renamed into `entries/`, and the folder flushed too, so that a kill at any point leaves either no
 /// entry or the whole entry. Each file ends with the SHA-256 of its contents: a file damaged later (a disk error,
 /// a hand edit) is moved to `damaged/` at load and reported, and never stops the rest from loading.
-///
-/// The groundwork of the 0.8 outbox (issue 24); nothing public uses it yet.
 struct OutboxJournal: Sendable {
     let entries: URL
     let temporary: URL
@@ -62,6 +60,13 @@ struct OutboxJournal: Sendable {
     func remove(sequence: UInt64) throws {
         guard unlink(file(for: sequence).path) == 0 || errno == ENOENT else { throw Self.failure("unlink", errno) }
         try Self.sync(folder: entries)
+    }
+
+    /// Moves entry `sequence` to `damaged/` (it read back whole but cannot be understood); returns its name.
+    func setAside(sequence: UInt64) -> String {
+        let name = file(for: sequence).lastPathComponent
+        rename(file(for: sequence).path, damaged.appendingPathComponent("\(name)-\(UUID().uuidString)").path)
+        return name
     }
 
     /// Every whole entry, by sequence; the names of the files that were not whole, moved to `damaged/`.

@@ -1,0 +1,123 @@
+import Foundation
+
+/// A durable queue of writes: each is kept on disk before anyone sees it, sent through the client's pipeline with
+/// an `Idempotency-Key` made once, in order within its group, and kept through failures, crashes and restarts until
+/// the server takes or refuses it. See <doc:WritesThatSurvive>.
+///
+///     let outbox = try Outbox<EndpointKinds.Private>(directory: folder, client: client) { await session.token }
+///     let loader = ModelLoader<Item>(client: client, using: token) { .item($0) }
+///     loader.attach(outbox)                                   // shows the writes a last run left, as pending
+///     try loader.update(renamed, sending: .save(renamed), through: outbox)
+///
+/// - **Durable**: ``enqueue(_:group:)`` returns once the write is on disk (written to a temporary file, flushed,
+///   renamed into place); a crash at any moment after that loses nothing, and one before leaves nothing half-made.
+/// - **No credentials on disk**: what is stored is the endpoint's request before its kind prepares it. An endpoint
+///   that carries a secret header or query item is refused. At each try, `requestData` gives the current token,
+///   and the client's middleware (an ``BearerAuthentication``'s refresh) runs as for any call.
+/// - **Exactly once, with the server's help**: every try of a write sends the same `Idempotency-Key`, across
+///   restarts. A server that keeps the IETF draft applies it once however often it comes; one that does not may
+///   apply a write twice when an answer was lost (at least once).
+/// - **Ordered**: the writes of a group go out one at a time, in the order they were queued; groups go in
+///   parallel.
+/// - **Offline**: a failure that may pass (no network, a timeout, 5xx, 408, 429, a 409 with `Retry-After`) pauses
+///   the group with backoff, keeping its writes in order; it resumes after its wait, on the next success of any
+///   group, on ``resume()``, or at the next start.
+/// - **Refusals** (any other 4xx) take the write off the queue, roll back its value in the stores that show it,
+///   and reach ``changes()`` as ``OutboxChange/refused(_:_:)``; the group goes on, or stops, as
+///   ``OutboxPolicy/onRefusal`` says.
+/// - **Bounded**: ``OutboxPolicy/maximumCount``, ``OutboxPolicy/maximumSize`` and ``OutboxPolicy/maximumAge``;
+///   a write past the first two is refused when queued, one past its age fails as expired. None is dropped without
+///   a change saying so.
+///
+/// Sending starts when the outbox is made, with the writes a last run left. Every method may be called from any
+/// task at once. Open one outbox per directory in one process.
+public final class Outbox<Kind: EndpointKind>: Sendable {
+    /// The directory the writes are kept in.
+    public let directory: URL
+    /// Its bounds, backoff and refusal rule.
+    public let policy: OutboxPolicy
+    /// The client that sends the writes.
+    let client: EndpointClient
+    let queue: OutboxQueue
+
+    /// Opens (or creates) the outbox in `directory` and starts sending the writes it holds.
+    ///
+    /// - Parameters:
+    ///   - directory: Where the writes are kept; made (readable by its owner only) if missing.
+    ///   - client: The client that sends them, with its middleware, environment and clock.
+    ///   - policy: Bounds, backoff and what a refusal does.
+    ///   - requestData: What the kind needs, asked for at every try (a current token). A throw pauses the group,
+    ///     as a network failure does.
+    /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be made or read.
+    public init(
+        directory: URL,
+        client: EndpointClient,
+        policy: OutboxPolicy = OutboxPolicy(),
+        requestData: @escaping @Sendable () async throws -> Kind.RequestData
+    ) throws(EndpointError) {
+        self.directory = directory
+        self.policy = policy
+        self.client = client
+        let journal: OutboxJournal
+        do { journal = try OutboxJournal(directory: directory) } catch {
+            throw EndpointError(
+                .invalidRequest,
+                "the outbox directory \(directory.path) cannot be used: \(error)",
+                underlyingError: error
+            )
+        }
+        queue = OutboxQueue(
+            journal: journal,
+            policy: policy,
+            clock: client.clock,
+            describe: { record, sequence in record.write(sequence: sequence, client: client) },
+            send: { record in await Self.send(record, client: client, policy: policy, requestData: requestData) }
+        )
+        queue.start()
+    }
+
+    /// Opens an outbox whose kind needs no request data; see ``init(directory:client:policy:requestData:)``.
+    ///
+    /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be made or read.
+    public convenience init(
+        directory: URL,
+        client: EndpointClient,
+        policy: OutboxPolicy = OutboxPolicy()
+    ) throws(EndpointError) where Kind.RequestData == Void {
+        try self.init(directory: directory, client: client, policy: policy) {}
+    }
+
+    /// Queues `endpoint` in `group`: on disk when this returns, sent as soon as the group's earlier writes are
+    /// settled. Its response is not decoded; ``changes()`` says how it ended.
+    ///
+    ///     try outbox.enqueue(.addComment(text, to: issue), group: "issue-\(issue)")
+    ///
+    /// An endpoint with its own `Idempotency-Key` header keeps it; any other gets a new random key.
+    ///
+    /// - Returns: The write, as ``pending`` and ``changes()`` show it.
+    /// - Throws: ``EndpointError/Kind/invalidRequest`` for an endpoint that cannot be sent or that carries a
+    ///   credential; ``EndpointError/Kind/encodingFailed`` for a body that cannot be encoded;
+    ///   ``EndpointError/Kind/outboxFull`` past the bounds or when the disk refuses it. Nothing is queued then.
+    @discardableResult
+    public func enqueue<Response>(_ endpoint: Endpoint<Kind, Response>, group: String = "default") throws(EndpointError)
+        -> OutboxWrite
+    {
+        try queue.enqueue(OutboxRecord(endpoint, group: group, client: client, key: nil))
+    }
+
+    /// Every queued write, oldest first.
+    public var pending: [OutboxWrite] { queue.pending }
+
+    /// The files set aside as damaged when the outbox opened (see ``OutboxChange/damaged(file:)``).
+    public var damagedFiles: [String] { queue.damagedFiles }
+
+    /// The outbox's changes from now on, until the loop stops: see ``OutboxChange``.
+    public func changes() -> OutboxChanges { queue.changes() }
+
+    /// Ends every pause and stop now: each group with writes sends its next one.
+    public func resume() { queue.resume() }
+
+    /// Returns once nothing is being sent and nothing can be sent now (every group empty, paused or stopped), or
+    /// when the caller's task is cancelled: what a command-line tool waits for before it exits.
+    public func waitUntilIdle() async { await queue.waitUntilIdle() }
+}
