@@ -41,11 +41,11 @@ struct CrashRun: Sendable {
             if from >= settings.writes, isQueueEmpty { break }
             let output = directory.deletingLastPathComponent().appendingPathComponent("\(key)-\(from).out")
             let process = try start(from: from, output: output)
-            // After a seeded number of writes of this run are on disk (0.8 of the average share on average, so that
+            // After a seeded number of writes of this run are on disk (half the average share on average, so that
             // every kill is spent before the writes run out), then a seeded fraction of a few milliseconds more:
             // kills spread over the job and land in every phase.
             let share = max(1, settings.writes / max(1, settings.kills))
-            let target = Int.random(in: 0...(8 * share / 5), using: &generator)
+            let target = Int.random(in: 0...share, using: &generator)
             waitForQueued(target, since: from, in: output, process: process)
             // With nothing left to queue, a run only drains: it gets longer, so that the queue empties.
             let extra = from >= settings.writes ? 60_000 : 8_000

@@ -1,0 +1,156 @@
+import EndpointKit
+import Foundation
+import Testing
+
+/// The outbox over a real server (the fault server keeps the `Idempotency-Key` draft): writes shown at once and
+/// settled by the answer; queued while the server is down and sent in order when it returns; kept across a restart
+/// and shown again; refusals rolled back and reported, typed; no credential on disk; damaged files set aside.
+@Suite("Outbox", .timeLimit(.minutes(3)))
+struct OutboxIntegrationTests {
+    static func client(_ server: URL) -> EndpointClient {
+        var defaults = RequestDefaults()
+        defaults.timeout = .seconds(5)
+        return EndpointClient(environment: ServerEnvironment(baseURL: server), defaults: defaults)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static var fastPolicy: OutboxPolicy {
+        var policy = OutboxPolicy()
+        policy.initialBackoff = .milliseconds(20)
+        policy.maximumBackoff = .milliseconds(100)
+        return policy
+    }
+
+    @Test("A write is shown at once, sent with its key, and settled: the value stands, nothing waits on disk")
+    func sentAndSettled() async throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let server = try TestServers.fault()
+        let outbox = try Outbox<EndpointKinds.Public>(directory: fixture.directory, client: Self.client(server))
+        let changes = outbox.changes()
+        let loader = OutboxFixture.loader()
+        let note = OutboxNote(id: "n1", text: "edited")
+
+        let write = try loader.update(note, sending: fixture.save(note), through: outbox)
+
+        #expect(write.group == "OutboxNote/n1")
+        let settled = await Changes.first(of: changes) { if case .sent = $0 { true } else { false } }
+        guard case .sent(let sent, let status)? = settled else { throw Failure("no sent change") }
+        #expect(sent.id == write.id && status == 200)
+        #expect(try await fixture.applied(at: server)["n1"] == ["edited"])
+        let state = try await #require(loader.states(forID: "n1").first { _ in true })
+        #expect(state.value == note && !state.isWritePending)
+        #expect(outbox.pending.isEmpty && fixture.queuedFiles().isEmpty)
+    }
+
+    @Test("Offline: 1,000 writes queue up, shown as pending; when the server returns they drain, in order, each once")
+    func offlineThenDrained() async throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let server = try LateServer()
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: fixture.directory,
+            client: Self.client(server.url),
+            policy: Self.fastPolicy
+        )
+        let changes = outbox.changes()
+        let loader = OutboxFixture.loader()
+        let models = 20
+        for version in 0..<50 {
+            for model in 0..<models {
+                let note = OutboxNote(id: "n\(model)", text: "v\(version)")
+                try loader.update(note, sending: fixture.save(note), through: outbox)
+            }
+        }
+        #expect(outbox.pending.count == 1_000)
+        for model in 0..<models {
+            let state = try #require(await loader.states(forID: "n\(model)").first { _ in true })
+            #expect(state.value?.text == "v49" && state.isWritePending)
+        }
+        // Every group tried once and paused: nothing was lost or sent while the server was down.
+        _ = await Changes.count(of: changes, reaching: models) { if case .paused = $0 { true } else { false } }
+        #expect(outbox.pending.count == 1_000 && fixture.queuedFiles().count == 1_000)
+
+        try await server.start()
+        let started = ContinuousClock.now
+        outbox.resume()
+        let sent = await Changes.count(of: changes, reaching: 1_000) { if case .sent = $0 { true } else { false } }
+        let elapsed = ContinuousClock.now - started
+        print("offline proof: 1,000 writes over \(models) groups drained in \(elapsed) (\(Int(1_000 / Self.seconds(elapsed))) writes/s)")
+
+        #expect(sent == 1_000)
+        let applied = try await fixture.applied(at: server.url)
+        for model in 0..<models {
+            #expect(applied["n\(model)"] == (0..<50).map { "v\($0)" })
+            let state = try #require(await loader.states(forID: "n\(model)").first { !$0.isWritePending })
+            #expect(state.value?.text == "v49")
+        }
+        #expect(outbox.pending.isEmpty && fixture.queuedFiles().isEmpty)
+    }
+
+    @Test("After a restart, pending writes are shown again and sent with their original keys, once")
+    func restarted() async throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let server = try LateServer()
+        let before: [OutboxWrite]
+        do {
+            let outbox = try Outbox<EndpointKinds.Public>(directory: fixture.directory, client: Self.client(server.url))
+            let loader = OutboxFixture.loader()
+            for text in ["first", "second"] {
+                let note = OutboxNote(id: "n1", text: text)
+                try loader.update(note, sending: fixture.save(note), through: outbox)
+            }
+            before = outbox.pending
+        }
+        // A new process: a new outbox on the directory, and a new loader attached to it.
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: fixture.directory,
+            client: Self.client(server.url),
+            policy: Self.fastPolicy
+        )
+        let changes = outbox.changes()
+        let loader = OutboxFixture.loader()
+        loader.attach(outbox)
+
+        #expect(outbox.pending.map(\.idempotencyKey) == before.map(\.idempotencyKey))
+        let shown = try #require(await loader.states(forID: "n1").first { _ in true })
+        #expect(shown.value?.text == "second" && shown.isWritePending)
+
+        try await server.start()
+        outbox.resume()
+        _ = await Changes.count(of: changes, reaching: 2) { if case .sent = $0 { true } else { false } }
+        #expect(try await fixture.applied(at: server.url)["n1"] == ["first", "second"])
+        let settled = try #require(await loader.states(forID: "n1").first { !$0.isWritePending })
+        #expect(settled.value?.text == "second")
+    }
+}
+
+/// Reading an outbox's changes in tests.
+enum Changes {
+    /// The first change `matches` accepts.
+    static func first(of changes: OutboxChanges, where matches: (OutboxChange) -> Bool) async -> OutboxChange? {
+        for await change in changes where matches(change) { return change }
+        return nil
+    }
+
+    /// Reads until `count` changes `matches` accepts came; returns how many came.
+    static func count(of changes: OutboxChanges, reaching count: Int, where matches: (OutboxChange) -> Bool) async
+        -> Int
+    {
+        var seen = 0
+        for await change in changes where matches(change) {
+            seen += 1
+            if seen == count { break }
+        }
+        return seen
+    }
+}
+
+struct Failure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
