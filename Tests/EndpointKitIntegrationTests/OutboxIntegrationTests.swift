@@ -79,7 +79,9 @@ struct OutboxIntegrationTests {
         outbox.resume()
         let sent = await Changes.count(of: changes, reaching: 1_000) { if case .sent = $0 { true } else { false } }
         let elapsed = ContinuousClock.now - started
-        print("offline proof: 1,000 writes over \(models) groups drained in \(elapsed) (\(Int(1_000 / Self.seconds(elapsed))) writes/s)")
+        print(
+            "offline proof: 1,000 writes over \(models) groups drained in \(elapsed) (\(Int(1_000 / Self.seconds(elapsed))) writes/s)"
+        )
 
         #expect(sent == 1_000)
         let applied = try await fixture.applied(at: server.url)

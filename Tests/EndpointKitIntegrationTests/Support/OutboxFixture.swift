@@ -84,11 +84,11 @@ final class LateServer: Sendable {
         _ = try await client.response(for: Endpoint<EndpointKinds.Public, Tally>(path: "count/start"))
     }
 
-    /// Stops the server. Does not wait for it: `waitUntilExit` spins a run loop, which on a thread of the
-    /// cooperative pool never ends.
+    /// Stops the server, with SIGKILL: a child inherits the test runner's blocked signals, SIGTERM among them. Does
+    /// not wait for it: `waitUntilExit` spins a run loop, which on a thread of the cooperative pool never ends.
     func stop() {
-        guard let process = process.withLock({ $0 }) else { return }
-        process.terminate()
+        guard let process = process.withLock({ $0 }), process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
     }
 
     private static func freePort() throws -> Int {
