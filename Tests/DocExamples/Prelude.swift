@@ -117,6 +117,8 @@ public let env = ServerEnvironment.production
 public let client = EndpointClient(environment: .production)
 public let token = AccessToken("s3cr3t")
 public let loader = ModelLoader<Item>(client: client) { .item($0) }
+public func currentToken() async -> AccessToken { token }
+public let outbox = try! Outbox<EndpointKinds.Private>(directory: FileManager.default.temporaryDirectory.appendingPathComponent("doc-outbox"), client: client) { token }
 public let id = 42
 public let repo = "apple/swift"
 public let cursor: String? = nil

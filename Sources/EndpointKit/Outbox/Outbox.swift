@@ -4,10 +4,9 @@ import Foundation
 /// an `Idempotency-Key` made once, in order within its group, and kept through failures, crashes and restarts until
 /// the server takes or refuses it. See <doc:WritesThatSurvive>.
 ///
-///     let outbox = try Outbox<EndpointKinds.Private>(directory: folder, client: client) { await session.token }
-///     let loader = ModelLoader<Item>(client: client, using: token) { .item($0) }
+///     let outbox = try Outbox<EndpointKinds.Private>(directory: folder, client: client) { await currentToken() }
 ///     loader.attach(outbox)                                   // shows the writes a last run left, as pending
-///     try loader.update(renamed, sending: .save(renamed), through: outbox)
+///     try loader.update(renamed, sending: .rename(renamed), through: outbox)
 ///
 /// - **Durable**: ``enqueue(_:group:)`` returns once the write is on disk (written to a temporary file, flushed,
 ///   renamed into place); a crash at any moment after that loses nothing, and one before leaves nothing half-made.
@@ -90,7 +89,7 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
     /// Queues `endpoint` in `group`: on disk when this returns, sent as soon as the group's earlier writes are
     /// settled. Its response is not decoded; ``changes()`` says how it ended.
     ///
-    ///     try outbox.enqueue(.addComment(text, to: issue), group: "issue-\(issue)")
+    ///     try outbox.enqueue(.createItem(newItem), group: "items")
     ///
     /// An endpoint with its own `Idempotency-Key` header keeps it; any other gets a new random key.
     ///

@@ -2,8 +2,8 @@
 ///
 ///     for await change in outbox.changes() {
 ///         switch change {
-///         case .refused(let write, let error): showRejected(write, error)
-///         case .paused(let group, let error, _): showOffline(group, error)
+///         case .refused(let write, let error): print("\(write) was refused: \(error)")
+///         case .paused(let group, let error, _): print("\(group) waits: \(error)")
 ///         default: break
 ///         }
 ///     }
