@@ -21,7 +21,7 @@ enum DemoServer {
     }
 
     /// Names given by `PATCH /v1/items/{id}`, by ID.
-    private static let renamed = Renames()
+    static let renamed = Renames()
 
     private static func reply(to request: TransportRequest) throws -> StubResponse {
         guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else {
@@ -41,7 +41,7 @@ enum DemoServer {
                 // An edit: a name is taken unless it is empty.
                 let edit = try JSONDecoder().decode(Item.self, from: request.body?.data ?? Data())
                 guard !edit.name.isEmpty else { return .json(#"{"error": "a name cannot be empty"}"#, status: 422) }
-                renamed.set(edit.name, for: id)
+                renamed.set(edit.name, for: id, key: request.headers[.idempotencyKey])
             }
             item.name = renamed.name(for: id) ?? item.name
             return try .json(encoder.encode(item))
@@ -100,16 +100,25 @@ extension StubResponse {
     }
 }
 
-/// The demo server's one piece of state: the names edits gave.
-private final class Renames: @unchecked Sendable {
-    // Safe because every access to `names` holds `lock`.
+/// The demo server's one piece of state: the names edits gave, and the `Idempotency-Key` of each edit.
+final class Renames: @unchecked Sendable {
+    // Safe because every access to `names` and `keys` holds `lock`.
     private let lock = NSLock()
     private var names: [Int: String] = [:]
+    private var keys: [Int: String] = [:]
 
-    func set(_ name: String, for id: Int) {
+    func set(_ name: String, for id: Int, key: String? = nil) {
         lock.lock()
         names[id] = name
+        keys[id] = key
         lock.unlock()
+    }
+
+    /// The `Idempotency-Key` the last edit of `id` came with.
+    func key(for id: Int) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return keys[id]
     }
 
     func name(for id: Int) -> String? {

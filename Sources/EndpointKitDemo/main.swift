@@ -18,6 +18,7 @@ let usage = """
       --token TOKEN       the bearer token for the private search (default: the stub's token)
       --record FILE.har   record every exchange to FILE.har (HAR 1.2, secrets redacted)
       --replay FILE.har   answer every request from FILE.har: no server is asked; the output is the recorded run's
+    The durable-write step always runs against the built-in stub (its child process is `--outbox-child DIR`).
     With --record or --replay, timings are not printed, so that the two runs print the same.
     """
 
@@ -25,6 +26,7 @@ var baseURLArgument: String?
 var tokenArgument: String?
 var recordFile: String?
 var replayFile: String?
+var outboxChild: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -32,6 +34,7 @@ while let argument = arguments.popFirst() {
     case "--token": tokenArgument = arguments.popFirst()
     case "--record": recordFile = arguments.popFirst()
     case "--replay": replayFile = arguments.popFirst()
+    case "--outbox-child": outboxChild = arguments.popFirst()
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -40,6 +43,9 @@ while let argument = arguments.popFirst() {
         exit(64)
     }
 }
+
+// The durable-write step's child process: it edits offline, then is killed.
+if let outboxChild { await OutboxStep.runOfflineChild(directory: URL(fileURLWithPath: outboxChild)) }
 
 if recordFile != nil, replayFile != nil {
     FileHandle.standardError.write(Data("--record and --replay cannot go together\n\(usage)\n".utf8))
@@ -238,6 +244,11 @@ await step("A streamed event feed: Server-Sent Events as they arrive") { () asyn
     for try await event in try await client.stream(for: .storeEvents, policy: policy) {
         print("  ✓ \(event.type) #\(event.id ?? "-"): \(event.data.replacingOccurrences(of: "\n", with: " / "))")
     }
+}
+
+await step("A write that survives: an edit made offline, the process killed, the edit sent after a restart") {
+    () async throws(EndpointError) in
+    try await OutboxStep.run()
 }
 
 print("Calling .search(for:) without a token does not compile: the private kind needs an AccessToken.")

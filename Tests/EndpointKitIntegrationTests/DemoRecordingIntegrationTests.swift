@@ -20,6 +20,8 @@ struct DemoRecordingIntegrationTests {
         )
 
         #expect(recorded.contains("✓ both screens show \"Sencha\""))
+        #expect(recorded.contains("✓ sent with the key the child gave it"))
+        #expect(recorded.contains("the server now has \"Earl Grey\""))
         #expect(replayed == recorded)
         #expect(validation.contains("entries valid"), "\(validation)")
         #expect(!(try String(contentsOfFile: file, encoding: .utf8)).contains("demo-token"))
