@@ -43,9 +43,11 @@ let outbox = try Outbox<EndpointKinds.Public>(
     client: client,
     policy: policy
 )
+/// With OUTBOX_WRITER_TRACE set, every change on standard error; cancelled at the end.
+var tracer: Task<Void, Never>?
 if ProcessInfo.processInfo.environment["OUTBOX_WRITER_TRACE"] != nil {
     let changes = outbox.changes()
-    Task {
+    tracer = Task {
         let start = ContinuousClock.now
         for await change in changes {
             FileHandle.standardError.write(Data("\(ContinuousClock.now - start) \(change)\n".utf8))
@@ -77,4 +79,5 @@ while !outbox.pending.isEmpty {
     await outbox.waitUntilIdle()
     if !outbox.pending.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
 }
+tracer?.cancel()
 say("done")

@@ -23,7 +23,9 @@ import Testing
 
     @Test("4xx other than 408 and 429 is a refusal; 408, 429, 5xx and a 409 with Retry-After may pass")
     func statuses() {
-        for code in [400, 401, 403, 404, 409, 410, 412, 413, 422] { #expect(Self.kind(of: Self.status(code)) == "refused") }
+        for code in [400, 401, 403, 404, 409, 410, 412, 413, 422] {
+            #expect(Self.kind(of: Self.status(code)) == "refused")
+        }
         for code in [408, 429, 500, 502, 503, 504] { #expect(Self.kind(of: Self.status(code)) == "retry") }
         #expect(Self.kind(of: Self.status(409, headers: ["Retry-After": "1"])) == "retry")
         // A 2xx whose body could not be read in full was still taken by the server.
