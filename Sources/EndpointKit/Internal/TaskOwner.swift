@@ -17,6 +17,11 @@ final class TaskOwner: Sendable {
         for task in state.withLock({ $0.tasks.values }) { task.cancel() }
     }
 
+    /// Cancels every task it keeps now.
+    func cancelAll() {
+        for task in state.withLock({ $0.tasks.values }) { task.cancel() }
+    }
+
     /// How many of its tasks are still running.
     var count: Int { state.withLock { $0.tasks.count } }
 

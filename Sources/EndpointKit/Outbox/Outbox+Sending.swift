@@ -33,18 +33,20 @@ extension Outbox {
     /// Whether a failed try is a refusal, a failure that may pass, or the end of the outbox.
     static func outcome(of error: EndpointError) -> OutboxQueue.Outcome {
         if error.kind == .cancelled { return .cancelled }
+        // The server's own wait: what `Retry` read, or else the answer's header.
+        let retryAfter = error.retryAfter ?? RetryPolicy.retryAfter(error.responseHeaders?[.retryAfter])
         if let status = error.statusCode {
             // A 2xx whose body could not be read in full (too large) was still taken.
             if (200..<300).contains(status) { return .sent(statusCode: status, body: Data()) }
             let mayPass =
                 status == 408 || status == 429 || status >= 500
                 || (status == 409 && error.responseHeaders?[.retryAfter] != nil)
-            if mayPass || error.kind == .rateLimited { return .retry(error, retryAfter: error.retryAfter) }
+            if mayPass || error.kind == .rateLimited { return .retry(error, retryAfter: retryAfter) }
             return .refused(error)
         }
         switch error.kind {
         case .transportFailed, .timedOut, .secureConnectionFailed, .authenticationFailed, .rateLimited:
-            return .retry(error, retryAfter: error.retryAfter)
+            return .retry(error, retryAfter: retryAfter)
         default:
             return .refused(error)
         }

@@ -28,8 +28,9 @@ import Foundation
 ///   a write past the first two is refused when queued, one past its age fails as expired. None is dropped without
 ///   a change saying so.
 ///
-/// Sending starts when the outbox is made, with the writes a last run left. Every method may be called from any
-/// task at once. Open one outbox per directory in one process.
+/// Sending starts when the outbox is made, with the writes a last run left, and stops when it goes (a write on its
+/// way is cancelled, and stays queued). Every method may be called from any task at once. One outbox at a time may
+/// open a directory, in any process: a second fails with ``EndpointError/Kind/invalidRequest``.
 public final class Outbox<Kind: EndpointKind>: Sendable {
     /// The directory the writes are kept in.
     public let directory: URL
@@ -38,6 +39,8 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
     /// The client that sends the writes.
     let client: EndpointClient
     let queue: OutboxQueue
+    /// The claim on the directory, given up when the outbox goes.
+    private let lock: OutboxDirectoryLock
 
     /// Opens (or creates) the outbox in `directory` and starts sending the writes it holds.
     ///
@@ -47,7 +50,8 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
     ///   - policy: Bounds, backoff and what a refusal does.
     ///   - requestData: What the kind needs, asked for at every try (a current token). A throw pauses the group,
     ///     as a network failure does.
-    /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be made or read.
+    /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be made or read, or another outbox
+    ///   has it open.
     public init(
         directory: URL,
         client: EndpointClient,
@@ -65,6 +69,7 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
                 underlyingError: error
             )
         }
+        lock = try OutboxDirectoryLock(directory: directory)
         queue = OutboxQueue(
             journal: journal,
             policy: policy,
@@ -74,6 +79,9 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
         )
         queue.start()
     }
+
+    /// Stops sending: a write on its way is cancelled and stays queued, for the next outbox on the directory.
+    deinit { queue.close() }
 
     /// Opens an outbox whose kind needs no request data; see ``init(directory:client:policy:requestData:)``.
     ///

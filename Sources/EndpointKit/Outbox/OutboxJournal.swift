@@ -136,3 +136,33 @@ struct OutboxJournal: Sendable {
         Failure(call: call, reason: String(cString: strerror(code)))
     }
 }
+
+/// An outbox's claim on its directory: an exclusive `flock(2)` on `lock` in it, held while the outbox is open.
+/// Two outboxes on one directory would number their writes alike and overwrite each other's files; the lock holds
+/// between processes too, and the system drops it when the process dies.
+final class OutboxDirectoryLock: Sendable {
+    private let descriptor: Int32
+
+    /// Takes the lock on `directory` (which exists), or fails at once.
+    init(directory: URL) throws(EndpointError) {
+        let path = directory.appendingPathComponent("lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw EndpointError(
+                .invalidRequest,
+                "the outbox directory \(directory.path) cannot be locked: \(String(cString: strerror(errno)))"
+            )
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw EndpointError(
+                .invalidRequest,
+                "the outbox directory \(directory.path) is open in another outbox, in this process or another; "
+                    + "open one outbox per directory"
+            )
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+}

@@ -9,6 +9,7 @@ extension OutboxQueue {
             state.pauses += 1
             current.failures += 1
             current.pause = state.pauses
+            current.isServerPause = retryAfter != nil
             state.groups[group] = current
             return (state.pauses, policy.backoff(afterFailures: current.failures, retryAfter: retryAfter))
         }
@@ -43,11 +44,13 @@ extension OutboxQueue {
         if stops { emit(.stopped(group: group)) }
     }
 
-    /// Ends every pause (and, unless `pausedOnly`, every stop) and starts the groups that can send.
+    /// Ends every pause (and, unless `pausedOnly`, every stop) and starts the groups that can send. With
+    /// `pausedOnly` (another group's success), a pause whose length the server set (`Retry-After`) stands.
     func resume(pausedOnly: Bool = false) {
         let resumed = state.withLock { state -> [String] in
             var resumed: [String] = []
-            for (name, group) in state.groups where group.pause != nil || (!pausedOnly && group.isStopped) {
+            for (name, group) in state.groups
+            where (group.pause != nil && !(pausedOnly && group.isServerPause)) || (!pausedOnly && group.isStopped) {
                 state.groups[name]?.pause = nil
                 if !pausedOnly { state.groups[name]?.isStopped = false }
                 resumed.append(name)

@@ -42,6 +42,8 @@ final class OutboxQueue: Sendable {
         var failures = 0
         /// The number of the pause it waits out, if it is paused.
         var pause: UInt64?
+        /// Whether the server set the pause's length (`Retry-After`): another group's success does not end it.
+        var isServerPause = false
         var isStopped = false
 
         var canSend: Bool { !isSending && pause == nil && !isStopped && !queue.isEmpty }
@@ -56,6 +58,8 @@ final class OutboxQueue: Sendable {
         var nextID: UInt64 = 0
         var listeners: [String: [ObjectIdentifier: any OutboxListener]] = [:]
         var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        /// Whether its outbox went: nothing more is sent.
+        var isClosed = false
 
         var isIdle: Bool { !groups.values.contains { $0.isSending || $0.canSend } }
     }
@@ -258,10 +262,16 @@ final class OutboxQueue: Sendable {
 
     // MARK: Sending
 
+    /// Stops sending for good: no sender starts, and those running are cancelled (their writes stay queued).
+    func close() {
+        state.withLock { $0.isClosed = true }
+        owner.cancelAll()
+    }
+
     /// Starts a sender for `group` if it has writes it can send and none runs.
     func kick(_ group: String) {
         let starts = state.withLock { state -> Bool in
-            guard state.groups[group]?.canSend == true else { return false }
+            guard !state.isClosed, state.groups[group]?.canSend == true else { return false }
             state.groups[group]?.isSending = true
             return true
         }
@@ -311,7 +321,9 @@ final class OutboxQueue: Sendable {
     private func next(in group: String) -> Entry? {
         state.withLock { state in
             guard let current = state.groups[group] else { return nil }
-            if current.pause == nil, !current.isStopped, let first = current.queue.first { return first }
+            if !state.isClosed, current.pause == nil, !current.isStopped, let first = current.queue.first {
+                return first
+            }
             state.groups[group]?.isSending = false
             if current.queue.isEmpty { state.groups[group] = nil }
             return nil

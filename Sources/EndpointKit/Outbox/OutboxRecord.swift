@@ -67,7 +67,7 @@ extension OutboxRecord {
             )
         }
         let content = try Self.content(of: endpoint, client: client, invalid: invalid)
-        let ownKey = endpoint.headers[.idempotencyKey]
+        let ownKey = endpoint.headers[.idempotencyKey].map(Self.unquoted)
         self.init(
             id: UUID().uuidString,
             key: ownKey ?? key ?? UUID().uuidString,
@@ -81,6 +81,13 @@ extension OutboxRecord {
             body: content?.data,
             contentType: content?.contentType
         )
+    }
+
+    /// A key as it is, from a header that may hold it as a Structured Field string (`"key"`).
+    static func unquoted(_ value: String) -> String {
+        guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") else { return value }
+        return String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+            .replacingOccurrences(of: "\\\\", with: "\\")
     }
 
     /// The body's bytes: in memory, or read from its file; a stream cannot be kept.

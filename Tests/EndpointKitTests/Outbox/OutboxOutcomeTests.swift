@@ -28,6 +28,12 @@ import Testing
         }
         for code in [408, 429, 500, 502, 503, 504] { #expect(Self.kind(of: Self.status(code)) == "retry") }
         #expect(Self.kind(of: Self.status(409, headers: ["Retry-After": "1"])) == "retry")
+        // The server's wait is read from the answer when no Retry step read it.
+        if case .retry(_, let wait) = Subject.outcome(of: Self.status(503, headers: ["Retry-After": "120"])) {
+            #expect(wait == .seconds(120))
+        } else {
+            Issue.record("a 503 is not a pause")
+        }
         // A 2xx whose body could not be read in full was still taken by the server.
         #expect(Self.kind(of: EndpointError(.responseTooLarge, "big", statusCode: 201)) == "sent")
     }

@@ -1,0 +1,65 @@
+import EndpointKit
+import EndpointKitTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The outbox's own rules, through a stub server: one outbox per directory; a pause the server set (`Retry-After`)
+/// is not ended by another group's success; a closed outbox sends nothing more.
+@Suite(.timeLimit(.minutes(1)))
+struct OutboxStateTests {
+    private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+
+    private static func write(_ group: String) -> Endpoint<EndpointKinds.Public, Data> {
+        Endpoint(method: .post, path: "groups/\(group)", body: DataBody(Data(group.utf8)))
+    }
+
+    @Test("A second outbox on a directory in use is refused; once the first goes, it opens")
+    func oneOutboxPerDirectory() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = EndpointClient(
+            environment: .init(baseURL: URL(fileURLWithPath: "/")),
+            transport: StubTransport(replies: [])
+        )
+        var first: Outbox<EndpointKinds.Public>? = try Outbox(directory: directory, client: client)
+
+        let refused = #expect(throws: EndpointError.self) {
+            try Outbox<EndpointKinds.Public>(directory: directory, client: client)
+        }
+
+        #expect(refused?.kind == .invalidRequest)
+        #expect(refused?.message.contains("open in another outbox") == true)
+        #expect(first != nil)
+        first = nil
+        #expect(throws: Never.self) { try Outbox<EndpointKinds.Public>(directory: directory, client: client) }
+    }
+
+    @Test("A success elsewhere ends ordinary pauses, not one whose length the server set with Retry-After")
+    func serverPauseStands() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stub = StubTransport { request in
+            request.url.path.hasSuffix("/limited")
+                ? .response(status: 503, headers: ["Retry-After": "3600"], body: Data())
+                : .response(status: 200, body: Data())
+        }
+        guard let base = URL(string: "https://api.example.com") else { return }
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: directory,
+            client: EndpointClient(environment: ServerEnvironment(baseURL: base), transport: stub)
+        )
+        let changes = outbox.changes()
+
+        try outbox.enqueue(Self.write("limited"), group: "limited")
+        for await change in changes { if case .paused = change { break } }
+        try outbox.enqueue(Self.write("fine"), group: "fine")
+        for await change in changes { if case .sent = change { break } }
+        await outbox.waitUntilIdle()
+
+        let limited = await stub.requests.filter { $0.url?.path.hasSuffix("/limited") == true }
+        #expect(limited.count == 1)
+        #expect(outbox.pending.map(\.group) == ["limited"])
+    }
+}
