@@ -20,7 +20,7 @@ import Foundation
 ///   parallel.
 /// - **Offline**: a failure that may pass (no network, a timeout, 5xx, 408, 429, a 409 with `Retry-After`) pauses
 ///   the group with backoff, keeping its writes in order; it resumes after its wait, on the next success of any
-///   group, on ``resume()``, or at the next start.
+///   group (unless the server set the wait with `Retry-After`), on ``resume()``, or at the next start.
 /// - **Refusals** (any other 4xx) take the write off the queue, roll back its value in the stores that show it,
 ///   and reach ``changes()`` as ``OutboxChange/refused(_:_:)``; the group goes on, or stops, as
 ///   ``OutboxPolicy/onRefusal`` says.

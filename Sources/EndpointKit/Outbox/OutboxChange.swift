@@ -18,8 +18,8 @@ public enum OutboxChange: Sendable {
     /// A write waited past ``OutboxPolicy/maximumAge``: it was not sent, and is off the queue and rolled back.
     case expired(OutboxWrite, EndpointError)
     /// A group could not send (no network, a timeout, a 5xx, 408, 429, or a 409 with `Retry-After`): it keeps its
-    /// writes, in order, and tries again after `retryIn`, on the next success of any group, on
-    /// ``Outbox/resume()``, or at the next start.
+    /// writes, in order, and tries again after `retryIn`, on the next success of any group (unless the server set
+    /// the wait with `Retry-After`), on ``Outbox/resume()``, or at the next start.
     case paused(group: String, error: EndpointError, retryIn: Duration)
     /// A paused or stopped group goes on sending.
     case resumed(group: String)
