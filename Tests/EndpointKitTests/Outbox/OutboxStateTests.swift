@@ -63,3 +63,55 @@ struct OutboxStateTests {
         #expect(outbox.pending.map(\.group) == ["limited"])
     }
 }
+
+/// Cancellation where it can land in an outbox: while a write is on its way (the outbox goes), and while a caller
+/// waits for it to be idle.
+@Suite(.timeLimit(.minutes(1)))
+struct OutboxCancellationTests {
+    private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+
+    @Test("An outbox that goes while a write is on its way cancels it; the write stays queued, and the next sends it")
+    func goneMidSend() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = TestClock()
+        let stub = StubTransport(replies: [.status(200).delayed(by: .seconds(90)), .status(200)], clock: clock)
+        guard let base = URL(string: "https://api.example.com") else { return }
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: base), transport: stub, clock: clock)
+        let write = Endpoint<EndpointKinds.Public, Data>(method: .post, path: "notes", body: DataBody(Data("a".utf8)))
+        var first: Outbox<EndpointKinds.Public>? = try Outbox(directory: directory, client: client)
+        let queued = try first?.enqueue(write)
+        // The reply's 90 s wait has begun (the deadline's timer is 60 s): the write is on its way.
+        try await clock.waitForSleep(atLeast: .seconds(90), atMost: .seconds(90))
+        #expect(first?.pending.count == 1)
+
+        first = nil
+        let second = try Outbox<EndpointKinds.Public>(directory: directory, client: client)
+        let changes = second.changes()
+        #expect(second.pending.map(\.id) == [queued?.id])
+        for await change in changes { if case .sent = change { break } }
+
+        let keys = await stub.requests.map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        #expect(keys.count == 2 && keys[0] == keys[1] && keys[0] != nil)
+        #expect(second.pending.isEmpty)
+        // The first outbox's try was cancelled, not left waiting for its answer.
+        #expect(clock.pendingSleeps.filter { $0 > .seconds(80) }.isEmpty)
+    }
+
+    @Test("A caller waiting for the outbox to be idle stops waiting when its task is cancelled")
+    func idleWaitCancelled() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = TestClock()
+        let stub = StubTransport(replies: [.status(200).delayed(by: .seconds(90))], clock: clock)
+        guard let base = URL(string: "https://api.example.com") else { return }
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: base), transport: stub, clock: clock)
+        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client)
+        try outbox.enqueue(Endpoint<EndpointKinds.Public, Data>(method: .post, path: "notes"))
+        try await clock.waitForSleep(atLeast: .seconds(90), atMost: .seconds(90))
+
+        let waiter = Task { await outbox.waitUntilIdle() }
+        waiter.cancel()
+        await waiter.value
+
+        #expect(outbox.pending.count == 1)
+    }
+}

@@ -82,9 +82,13 @@ struct OutboxTests {
         #expect(pending.value?.text == "v19" && pending.isWritePending)
 
         try await server.start(using: client(server.url))
+        let started = ContinuousClock.now
         outbox.resume()
 
         #expect(await Self.count(changes, 200) { if case .sent = $0 { true } else { false } } == 200)
+        print(
+            "offline proof over AsyncHTTPClient: 200 writes (40 answers lost) drained in \(ContinuousClock.now - started)"
+        )
         let applied = try await applied(server.url)
         for model in 0..<10 { #expect(applied["n\(model)"] == (0..<20).map { "v\($0)" }) }
         let settled = try #require(await loader.states(forID: "n3").first { !$0.isWritePending })
