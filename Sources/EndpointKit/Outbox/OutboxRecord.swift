@@ -59,9 +59,10 @@ extension OutboxRecord {
                     + "endpoint's kind or an authentication middleware add it when the write is sent"
             )
         }
-        let secretItems = (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? [])
-            .filter { client.redactor.isSensitiveQueryName($0.name) }
-        if let secret = secretItems.first {
+        // The endpoint's own query only: the environment's items (an API key it adds) are added at send time.
+        let ownURLItems = endpoint.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems }
+        let ownItems = endpoint.queryItems + (ownURLItems ?? [])
+        if let secret = ownItems.first(where: { client.redactor.isSensitiveQueryName($0.name) }) {
             throw invalid(
                 "carries the secret query item \(secret.name), and the outbox never writes credentials to disk"
             )

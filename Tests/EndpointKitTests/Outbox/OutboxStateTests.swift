@@ -115,3 +115,37 @@ struct OutboxCancellationTests {
         #expect(outbox.pending.count == 1)
     }
 }
+
+/// What the outbox keeps off the disk that the environment adds when the write is sent.
+@Suite(.timeLimit(.minutes(1)))
+struct OutboxEnvironmentTests {
+    private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+
+    @Test("An environment's API key (a query item or a header) is not stored, and reaches the server at send time")
+    func environmentSecretsAtSendTime() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = "key-\(UUID().uuidString)"
+        guard let base = URL(string: "https://api.example.com") else { return }
+        var environment = ServerEnvironment(baseURL: base)
+        environment.queryItems = [URLQueryItem(name: "api_key", value: secret)]
+        environment.headers["X-Api-Key"] = secret
+        let stub = StubTransport(replies: [.status(503), .status(200)])
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: directory,
+            client: EndpointClient(environment: environment, transport: stub)
+        )
+        let changes = outbox.changes()
+
+        try outbox.enqueue(Endpoint<EndpointKinds.Public, Data>(method: .post, path: "notes", body: JSONBody(["a": 1])))
+        for await change in changes { if case .paused = change { break } }
+
+        let entries = directory.appendingPathComponent("entries")
+        let files = try FileManager.default.contentsOfDirectory(atPath: entries.path).map {
+            try String(contentsOf: entries.appendingPathComponent($0), encoding: .utf8)
+        }
+        #expect(files.count == 1 && !files.contains { $0.contains(secret) })
+        let sent = await stub.requests.first
+        #expect(sent?.url?.query?.contains(secret) == true)
+        #expect(sent?.value(forHTTPHeaderField: "X-Api-Key") == secret)
+    }
+}
