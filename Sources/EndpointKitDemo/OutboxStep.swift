@@ -42,8 +42,10 @@ enum OutboxStep {
 
     /// Runs the child, then the restart: the edit shown again, sent, and read back from the server.
     static func run() async throws(EndpointError) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("endpointkit-demo-outbox")
-        try? FileManager.default.removeItem(at: directory)
+        // A directory of this run's own: demos run side by side must not share a queue.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "endpointkit-demo-outbox-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
         let killed = await runChild(directory: directory)
         print("  ✓ the child was killed (\(killed ? "SIGKILL" : "not by SIGKILL")) before it could send the edit")
@@ -53,17 +55,22 @@ enum OutboxStep {
             environment: ServerEnvironment(baseURL: baseURL),
             transport: DemoServer.makeTransport()
         )
-        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client)
+        // Nothing is sent before the loader shows what the last run left.
+        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
         let changes = outbox.changes()
         let loader = ModelLoader<Item>(client: client) { .item($0) }
         loader.attach(outbox)
-        let stored = outbox.pending.first?.idempotencyKey
         let pending = await loader.states(forID: renamed.id).first { $0.value != nil }
-        print("  ✓ after the restart the screen shows \"\(pending?.value?.name ?? "?")\" again, pending")
+        guard let pending, pending.isWritePending, pending.value == renamed else {
+            throw EndpointError(.invalidRequest, "the restarted loader does not show the edit as pending")
+        }
+        print("  ✓ after the restart the screen shows \"\(renamed.name)\" again, pending")
+        outbox.resume()
         for await change in changes {
             if case .sent(let write, let status) = change {
+                // The write as the outbox read it back from the child's file: its key is the child's.
                 let received = DemoServer.renamed.key(for: renamed.id)
-                guard let stored, received == "\"\(stored)\"" else {
+                guard received == "\"\(write.idempotencyKey)\"" else {
                     throw EndpointError(.invalidRequest, "the edit reached the server with another key")
                 }
                 print("  ✓ sent with the key the child gave it: \(write.request) → \(status)")
@@ -82,6 +89,8 @@ enum OutboxStep {
         process.arguments = ["--outbox-child", directory.path]
         // The child writes to the same output: what this process printed goes first.
         fflush(nil)
+        // Kept until it has ended: its termination handler is what resumes this wait.
+        defer { withExtendedLifetime(process) {} }
         return await withCheckedContinuation { continuation in
             process.terminationHandler = { process in
                 continuation.resume(

@@ -214,8 +214,11 @@ await step("The decoded value with its response: status, headers, attempts, timi
 }
 
 await step("A download to a file, with a progress bar") { () async throws(EndpointError) in
-    let destination = FileManager.default.temporaryDirectory.appendingPathComponent("endpointkit-demo-catalogue.bin")
-    defer { try? FileManager.default.removeItem(at: destination) }
+    // A folder of this run's own: demos run side by side must not download to one file.
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("endpointkit-demo-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let destination = folder.appendingPathComponent("endpointkit-demo-catalogue.bin")
+    defer { try? FileManager.default.removeItem(at: folder) }
     var shown = -1
     for try await event in client.download(for: .catalogueFile, to: destination) {
         switch event {

@@ -78,7 +78,12 @@ enum Shell {
     struct Failure: Error, CustomStringConvertible {
         var status: Int32
         var errorOutput: String
-        var description: String { "bash exited with \(status): \(errorOutput)" }
+        /// The end of what the command printed, for a command that reports its failures there (the demo).
+        var outputTail = ""
+        var description: String {
+            let tail = outputTail.isEmpty ? "" : "; output ends: \(outputTail)"
+            return "bash exited with \(status): \(errorOutput)\(tail)"
+        }
     }
 
     /// `command`'s output, waited for on a thread of its own: a process that runs for seconds (mitmdump, the demo)
@@ -104,7 +109,11 @@ enum Shell {
         let errorData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw Failure(status: process.terminationStatus, errorOutput: String(decoding: errorData, as: UTF8.self))
+            throw Failure(
+                status: process.terminationStatus,
+                errorOutput: String(decoding: errorData, as: UTF8.self),
+                outputTail: String(decoding: data.suffix(1_500), as: UTF8.self)
+            )
         }
         return data
     }

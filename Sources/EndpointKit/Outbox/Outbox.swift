@@ -5,7 +5,7 @@ import Foundation
 /// the server takes or refuses it. See <doc:WritesThatSurvive>.
 ///
 ///     let outbox = try Outbox<EndpointKinds.Private>(directory: folder, client: client) { await currentToken() }
-///     loader.attach(outbox)                                   // shows the writes a last run left, as pending
+///     loader.attach(outbox)                                   // shows the writes still queued, as pending
 ///     try loader.update(renamed, sending: .rename(renamed), through: outbox)
 ///
 /// - **Durable**: ``enqueue(_:group:)`` returns once the write is on disk (written to a temporary file, flushed,
@@ -28,7 +28,8 @@ import Foundation
 ///   a write past the first two is refused when queued, one past its age fails as expired. None is dropped without
 ///   a change saying so.
 ///
-/// Sending starts when the outbox is made, with the writes a last run left, and stops when it goes (a write on its
+/// Sending starts when the outbox is made (or on ``resume()``, with `startsSending: false`), with the writes a
+/// last run left, and stops when it goes (a write on its
 /// way is cancelled, and stays queued). Every method may be called from any task at once. One outbox at a time may
 /// open a directory, in any process: a second fails with ``EndpointError/Kind/invalidRequest``.
 public final class Outbox<Kind: EndpointKind>: Sendable {
@@ -42,12 +43,23 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
     /// The claim on the directory, given up when the outbox goes.
     private let lock: OutboxDirectoryLock
 
-    /// Opens (or creates) the outbox in `directory` and starts sending the writes it holds.
+    /// Opens (or creates) the outbox in `directory` and, unless told not to, starts sending the writes it holds.
+    ///
+    /// To show every write a last run left before any is settled, open it with `startsSending: false`, attach the
+    /// loaders (``ModelLoader/attach(_:)``), then call ``resume()``:
+    ///
+    ///     let outbox = try Outbox<EndpointKinds.Private>(directory: folder, client: client, startsSending: false) {
+    ///         await currentToken()
+    ///     }
+    ///     loader.attach(outbox)
+    ///     outbox.resume()
     ///
     /// - Parameters:
     ///   - directory: Where the writes are kept; made (readable by its owner only) if missing.
     ///   - client: The client that sends them, with its middleware, environment and clock.
     ///   - policy: Bounds, backoff and what a refusal does.
+    ///   - startsSending: Whether to send at once; with `false`, nothing is sent (new writes wait too) until
+    ///     ``resume()``.
     ///   - requestData: What the kind needs, asked for at every try (a current token). A throw pauses the group,
     ///     as a network failure does.
     /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be made or read, or another outbox
@@ -56,20 +68,31 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
         directory: URL,
         client: EndpointClient,
         policy: OutboxPolicy = OutboxPolicy(),
+        startsSending: Bool = true,
         requestData: @escaping @Sendable () async throws -> Kind.RequestData
     ) throws(EndpointError) {
         self.directory = directory
         self.policy = policy
         self.client = client
         let journal: OutboxJournal
-        do { journal = try OutboxJournal(directory: directory) } catch {
+        do {
+            // The lock first: a second outbox must not touch the first one's files, not even its leftovers.
+            try FileManager.default.createDirectory(
+                at: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            lock = try OutboxDirectoryLock(directory: directory)
+            journal = try OutboxJournal(directory: directory)
+        } catch let error as EndpointError {
+            throw error
+        } catch {
             throw EndpointError(
                 .invalidRequest,
                 "the outbox directory \(directory.path) cannot be used: \(error)",
                 underlyingError: error
             )
         }
-        lock = try OutboxDirectoryLock(directory: directory)
         queue = OutboxQueue(
             journal: journal,
             policy: policy,
@@ -77,21 +100,24 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
             describe: { record, sequence in record.write(sequence: sequence, client: client) },
             send: { record in await Self.send(record, client: client, policy: policy, requestData: requestData) }
         )
-        queue.start()
+        if startsSending { queue.start() }
     }
 
     /// Stops sending: a write on its way is cancelled and stays queued, for the next outbox on the directory.
     deinit { queue.close() }
 
-    /// Opens an outbox whose kind needs no request data; see ``init(directory:client:policy:requestData:)``.
+    /// Opens an outbox whose kind needs no request data; see
+    /// ``init(directory:client:policy:startsSending:requestData:)``.
     ///
-    /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be made or read.
+    /// - Throws: ``EndpointError/Kind/invalidRequest`` when the directory cannot be made or read, or another outbox
+    ///   has it open.
     public convenience init(
         directory: URL,
         client: EndpointClient,
-        policy: OutboxPolicy = OutboxPolicy()
+        policy: OutboxPolicy = OutboxPolicy(),
+        startsSending: Bool = true
     ) throws(EndpointError) where Kind.RequestData == Void {
-        try self.init(directory: directory, client: client, policy: policy) {}
+        try self.init(directory: directory, client: client, policy: policy, startsSending: startsSending) {}
     }
 
     /// Queues `endpoint` in `group`: on disk when this returns, sent as soon as the group's earlier writes are
@@ -121,10 +147,15 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
     /// The outbox's changes from now on, until the loop stops: see ``OutboxChange``.
     public func changes() -> OutboxChanges { queue.changes() }
 
-    /// Ends every pause and stop now: each group with writes sends its next one.
-    public func resume() { queue.resume() }
+    /// Starts sending (an outbox opened with `startsSending: false`) and ends every pause and stop now: each group
+    /// with writes sends its next one.
+    public func resume() {
+        queue.resume()
+        queue.start()
+    }
 
-    /// Returns once nothing is being sent and nothing can be sent now (every group empty, paused or stopped), or
-    /// when the caller's task is cancelled: what a command-line tool waits for before it exits.
+    /// Returns once nothing is being sent and nothing can be sent now (every group empty, paused or stopped, or the
+    /// outbox not started), or when the caller's task is cancelled: what a command-line tool waits for before it
+    /// exits.
     public func waitUntilIdle() async { await queue.waitUntilIdle() }
 }

@@ -149,3 +149,37 @@ struct OutboxEnvironmentTests {
         #expect(sent?.value(forHTTPHeaderField: "X-Api-Key") == secret)
     }
 }
+
+/// An outbox opened with `startsSending: false` holds every write, old and new, until `resume()`.
+@Suite(.timeLimit(.minutes(1)))
+struct OutboxStartTests {
+    private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+
+    @Test("With startsSending: false nothing is sent, not even a new write, until resume()")
+    func heldUntilResumed() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stub = StubTransport(replies: [.status(200), .status(200)])
+        guard let base = URL(string: "https://api.example.com") else { return }
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: base), transport: stub)
+        let write = Endpoint<EndpointKinds.Public, Data>(method: .post, path: "notes")
+        do {
+            let first = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
+            try first.enqueue(write)
+        }
+        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
+        let changes = outbox.changes()
+        try outbox.enqueue(write)
+        await outbox.waitUntilIdle()
+
+        #expect(await stub.requests.isEmpty)
+        #expect(outbox.pending.count == 2)
+
+        outbox.resume()
+        var sent = 0
+        for await change in changes {
+            if case .sent = change { sent += 1 }
+            if sent == 2 { break }
+        }
+        #expect(await stub.requests.count == 2 && outbox.pending.isEmpty)
+    }
+}
