@@ -7,10 +7,13 @@ extension ModelLoader where Model: Codable {
     /// Shows the writes `outbox` holds for this loader's model type as pending values (those a last run left, after
     /// a restart), and from now on settles each as it ends: the server's answer replaces it, a refusal or an
     /// expiry rolls it back. ``update(_:sending:through:group:)`` attaches on its own; call this at start-up, so
-    /// that the screen shows what the user did before the process ended.
+    /// that the screen shows what the user did before the process ended. Open the outbox with
+    /// `startsSending: false` and resume it once its loaders are attached: then no write is settled before it is
+    /// shown.
     ///
-    ///     let outbox = try Outbox<EndpointKinds.Public>(directory: folder, client: client)
+    ///     let outbox = try Outbox<EndpointKinds.Public>(directory: folder, client: client, startsSending: false)
     ///     loader.attach(outbox)
+    ///     outbox.resume()
     public func attach<Kind>(_ outbox: Outbox<Kind>) {
         let id = ObjectIdentifier(store)
         guard !outbox.queue.isAttached(Self.outboxName, id: id) else { return }

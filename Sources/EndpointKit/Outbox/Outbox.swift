@@ -12,7 +12,7 @@ import Foundation
 ///   renamed into place); a crash at any moment after that loses nothing, and one before leaves nothing half-made.
 /// - **No credentials on disk**: what is stored is the endpoint's request before its kind prepares it. An endpoint
 ///   that carries a secret header or query item is refused. At each try, `requestData` gives the current token,
-///   and the client's middleware (an ``BearerAuthentication``'s refresh) runs as for any call.
+///   and the client's middleware (a ``BearerAuthentication``'s refresh) runs as for any call.
 /// - **Exactly once, with the server's help**: every try of a write sends the same `Idempotency-Key`, across
 ///   restarts. A server that keeps the IETF draft applies it once however often it comes; one that does not may
 ///   apply a write twice when an answer was lost (at least once).
@@ -29,9 +29,9 @@ import Foundation
 ///   a change saying so.
 ///
 /// Sending starts when the outbox is made (or on ``resume()``, with `startsSending: false`), with the writes a
-/// last run left, and stops when it goes (a write on its
-/// way is cancelled, and stays queued). Every method may be called from any task at once. One outbox at a time may
-/// open a directory, in any process: a second fails with ``EndpointError/Kind/invalidRequest``.
+/// last run left, and stops when it goes (a write on its way is cancelled, and stays queued). Every method may be
+/// called from any task at once. One outbox at a time may open a directory, in any process: a second fails with
+/// ``EndpointError/Kind/invalidRequest``.
 public final class Outbox<Kind: EndpointKind>: Sendable {
     /// The directory the writes are kept in.
     public let directory: URL
