@@ -75,9 +75,11 @@ for index in start..<max(start, count) {
     try outbox.enqueue(endpoint, group: "g\(index % groups)")
     say("queued \(index)")
 }
-while !outbox.pending.isEmpty {
-    await outbox.waitUntilIdle()
-    if !outbox.pending.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+// Until the queue is empty, woken by the outbox's own changes (a paused group's resumption, a write sent); the
+// sequence is opened before the look, so that no change between the two is missed.
+let progress = outbox.changes()
+if !outbox.pending.isEmpty {
+    for await _ in progress where outbox.pending.isEmpty { break }
 }
 tracer?.cancel()
 say("done")

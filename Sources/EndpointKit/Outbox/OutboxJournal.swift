@@ -44,7 +44,7 @@ struct OutboxJournal: Sendable {
     /// Writes `record` as entry `sequence`, durably: when this returns, a crash loses nothing.
     func append(_ record: Data, sequence: UInt64) throws {
         var contents = record
-        contents.append(contentsOf: Array("\nsha256:".utf8) + Self.hex(SHA256.hash(record)).utf8)
+        contents.append(contentsOf: Array("\nsha256:".utf8) + SHA256.hash(record).hexadecimal.utf8)
         let scratch = temporary.appendingPathComponent("\(sequence)-\(UUID().uuidString)")
         do {
             try Self.writeSynced(contents, to: scratch)
@@ -95,11 +95,7 @@ struct OutboxJournal: Sendable {
         guard Array(bytes[split..<split + marker.count]) == marker else { return nil }
         let record = Data(bytes[..<split])
         let written = String(decoding: bytes[(split + marker.count)...], as: UTF8.self)
-        return written == hex(SHA256.hash(record)) ? record : nil
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        return written == SHA256.hash(record).hexadecimal ? record : nil
     }
 
     private static func writeSynced(_ data: Data, to file: URL) throws {

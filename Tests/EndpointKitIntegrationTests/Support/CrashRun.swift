@@ -39,20 +39,19 @@ struct CrashRun: Sendable {
         for _ in 0..<settings.kills {
             let from = max(acknowledged, try highestApplied()) + 1
             if from >= settings.writes, isQueueEmpty { break }
-            let output = directory.deletingLastPathComponent().appendingPathComponent("\(key)-\(from).out")
-            let process = try start(from: from, output: output)
+            let writer = try Writer(start: self, from: from)
             // After a seeded number of writes of this run are on disk (half the average share on average, so that
             // every kill is spent before the writes run out), then a seeded fraction of a few milliseconds more:
-            // kills spread over the job and land in every phase.
+            // kills spread over the job and land in every phase. The count is read from the writer's own output,
+            // as it prints it; the fraction is the fault's random place, not an ordering of events.
             let share = max(1, settings.writes / max(1, settings.kills))
             let target = Int.random(in: 0...share, using: &generator)
-            waitForQueued(target, since: from, in: output, process: process)
+            writer.waitForQueued(from + target > settings.writes ? 0 : target)
             // With nothing left to queue, a run only drains: it gets longer, so that the queue empties.
             let extra = from >= settings.writes ? 60_000 : 8_000
             usleep(useconds_t(Int.random(in: 0...extra, using: &generator)))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let lines = read(output)
+            kill(writer.process.processIdentifier, SIGKILL)
+            let lines = writer.finish()
             report.damagedAtStart += damagedCount(lines)
             for line in lines where line.hasPrefix("queued ") {
                 acknowledged = max(acknowledged, Int(line.dropFirst(7)) ?? -1)
@@ -66,46 +65,48 @@ struct CrashRun: Sendable {
                 )
             }
         }
-        let output = directory.deletingLastPathComponent().appendingPathComponent("\(key)-final.out")
-        let last = try start(from: max(acknowledged, try highestApplied()) + 1, output: output)
-        last.waitUntilExit()
-        report.finalLines = read(output)
+        let last = try Writer(start: self, from: max(acknowledged, try highestApplied()) + 1)
+        report.finalLines = last.finish()
         report.damagedAtStart += damagedCount(report.finalLines)
-        report.finalStatus = last.terminationStatus
+        report.finalStatus = last.process.terminationStatus
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
 
-    /// Waits until the writer reported `count` writes queued in this run (or, with fewer left, until it opened),
-    /// or ended.
-    private func waitForQueued(_ count: Int, since from: Int, in output: URL, process: Process) {
-        let count = from + count > settings.writes ? 0 : count
-        while process.isRunning {
-            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            let lines = text.split(separator: "\n")
-            if lines.first?.hasPrefix("opened") == true, lines.count - 1 >= count { return }
-            usleep(500)
-        }
-    }
-
-    private func start(from: Int, output: URL) throws -> Process {
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
+    /// One run of the writer, its output read from a pipe as it prints it.
+    final class Writer {
         let process = Process()
-        process.executableURL = OutboxCrashIntegrationTests.writer
-        process.arguments = [
-            directory.path, server.absoluteString, key, String(from), String(settings.writes), String(settings.groups),
-        ]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        try process.run()
-        return process
-    }
+        private let output = Pipe()
+        private var text = ""
 
-    private func read(_ output: URL) -> [String] {
-        defer { try? FileManager.default.removeItem(at: output) }
-        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").map(String.init)
+        init(start run: CrashRun, from: Int) throws {
+            process.executableURL = OutboxCrashIntegrationTests.writer
+            process.arguments = [
+                run.directory.path, run.server.absoluteString, run.key, String(from), String(run.settings.writes),
+                String(run.settings.groups),
+            ]
+            process.standardOutput = output
+            try process.run()
+        }
+
+        /// Reads until the writer reported `count` writes queued in this run (after its `opened` line), or its
+        /// output ended: blocking reads of the pipe, no polling.
+        func waitForQueued(_ count: Int) {
+            while true {
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                if lines.first?.hasPrefix("opened") == true, lines.count - 1 >= count { return }
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { return }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+        }
+
+        /// Waits for the writer to end; returns every line it printed.
+        func finish() -> [String] {
+            text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text.split(separator: "\n").map(String.init)
+        }
     }
 
     private var isQueueEmpty: Bool {
