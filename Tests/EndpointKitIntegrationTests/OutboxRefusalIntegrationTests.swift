@@ -32,7 +32,7 @@ struct OutboxRefusalIntegrationTests {
         try loader.update(confirmed, sending: fixture.save(confirmed), through: outbox)
         var reused = fixture.save(OutboxNote(id: "n1", text: "once"))
         reused.headers["Idempotency-Key"] = "\"reused-\(fixture.key)\""
-        try outbox.enqueue(reused, group: "OutboxNote/n1")
+        try outbox.enqueue(reused)
 
         var conflicting = fixture.save(OutboxNote(id: "n1", text: "another body"))
         conflicting.headers["Idempotency-Key"] = "\"reused-\(fixture.key)\""
@@ -120,7 +120,7 @@ struct OutboxRefusalIntegrationTests {
 
         let stopped = await Changes.first(of: changes) { if case .stopped = $0 { true } else { false } }
         guard case .stopped(let group)? = stopped else { throw Failure("no stop") }
-        #expect(group == "OutboxNote/n1")
+        #expect(group == OutboxWrite.defaultGroup)
         #expect(outbox.pending.count == 1)
         #expect(try await fixture.applied(at: server)["n1"] == nil)
         let waiting = try #require(await loader.states(forID: "n1").first { _ in true })
@@ -202,6 +202,7 @@ struct OutboxRefusalIntegrationTests {
             for text in ["a", "b", "c"] {
                 try outbox.enqueue(fixture.save(OutboxNote(id: "n1", text: text)), group: "n1")
             }
+            await outbox.close()
         }
         let entries = fixture.directory.appendingPathComponent("entries")
         let second = try FileManager.default.contentsOfDirectory(atPath: entries.path).sorted()[1]

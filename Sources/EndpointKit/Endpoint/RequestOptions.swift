@@ -105,3 +105,17 @@ extension RequestOptions {
         set { self[CacheDirectivesKey.self] = newValue }
     }
 }
+
+extension RequestOptions {
+    /// How many options are set under keys that are not EndpointKit's own: what an ``Outbox``, which keeps only
+    /// its own on disk, refuses.
+    var foreignOptionCount: Int {
+        let own: Set<ObjectIdentifier> = [
+            ObjectIdentifier(RetryPolicyKey.self), ObjectIdentifier(ThrottledKey.self),
+            ObjectIdentifier(LoggedKey.self), ObjectIdentifier(IdempotencyKeyedKey.self),
+            ObjectIdentifier(ValidatedKey.self), ObjectIdentifier(CachedKey.self),
+            ObjectIdentifier(CacheDirectivesKey.self),
+        ]
+        return values.keys.filter { !own.contains($0) }.count
+    }
+}

@@ -68,7 +68,12 @@ extension EndpointError {
         /// An ``Outbox`` could not take a write: its queue holds ``OutboxPolicy/maximumCount`` writes or
         /// ``OutboxPolicy/maximumSize`` bytes already, or its disk refused the file. Nothing was queued or shown.
         public static let outboxFull = Kind("outboxFull")
-        /// An ``Outbox`` write waited longer than ``OutboxPolicy/maximumAge`` and was not sent.
+        /// An ``Outbox`` write waited longer than ``OutboxPolicy/maximumAge`` without reaching the server, and was
+        /// rolled back.
         public static let writeExpired = Kind("writeExpired")
+        /// An ``Outbox`` write waited longer than ``OutboxPolicy/maximumAge`` while a try of it may have reached the
+        /// server without an answer: nobody knows whether the server applied it, so the stores that show it ask the
+        /// server again rather than roll it back.
+        public static let writeOutcomeUnknown = Kind("writeOutcomeUnknown")
     }
 }

@@ -7,6 +7,8 @@ final class TaskOwner: Sendable {
     private struct State {
         var tasks: [UInt64: Task<Void, Never>] = [:]
         var next: UInt64 = 0
+        /// Whether `cancelAll` was called: a task started later starts cancelled.
+        var isCancelled = false
     }
 
     private let state = Locked(State())
@@ -17,9 +19,19 @@ final class TaskOwner: Sendable {
         for task in state.withLock({ $0.tasks.values }) { task.cancel() }
     }
 
-    /// Cancels every task it keeps now.
+    /// Cancels every task it keeps now, and every task it is asked to run from now on.
     func cancelAll() {
-        for task in state.withLock({ $0.tasks.values }) { task.cancel() }
+        let tasks = state.withLock { state in
+            state.isCancelled = true
+            return state.tasks.values
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    /// Cancels every task (see ``cancelAll()``), and returns once each has ended.
+    func cancelAllAndWait() async {
+        cancelAll()
+        while let task = state.withLock({ $0.tasks.values.first }) { await task.value }
     }
 
     /// How many of its tasks are still running.
@@ -36,6 +48,7 @@ final class TaskOwner: Sendable {
                 self?.forget(id)
             }
             state.tasks[id] = task
+            if state.isCancelled { task.cancel() }
         }
     }
 

@@ -96,6 +96,10 @@ struct ModelEntry<Model: Sendable>: Sendable {
         case accepted
         /// The request failed: the value goes back to the latest the server confirmed.
         case failed
+        /// Nobody knows whether the server applied the write (an outbox write whose answer never came): the value
+        /// on show stays, stale, and the server is asked again (past the HTTP cache) rather than the write rolled
+        /// back.
+        case unknown
     }
 
     /// What the store does after a transition, and what its caller gets back.
@@ -172,6 +176,7 @@ struct ModelEntry<Model: Sendable>: Sendable {
             effects.writeNumber = writes
         case .writeSettled(let write, let outcome, let previous):
             effects.confirmed = settle(write: write, outcome: outcome, previous: previous, now: now)
+            if case .unknown = outcome { effects.refetches = invalidate() }
         case .subscribed:
             observers += 1
         case .unsubscribed:
@@ -248,6 +253,8 @@ struct ModelEntry<Model: Sendable>: Sendable {
             return value
         case .failed:
             show(confirmedValue ?? previous)
+            return nil
+        case .unknown:
             return nil
         }
     }

@@ -14,20 +14,33 @@ extension ModelLoader where Model: Codable {
     ///     let outbox = try Outbox<EndpointKinds.Public>(directory: folder, client: client, startsSending: false)
     ///     loader.attach(outbox)
     ///     outbox.resume()
-    public func attach<Kind>(_ outbox: Outbox<Kind>) {
-        let id = ObjectIdentifier(store)
-        guard !outbox.queue.isAttached(Self.outboxName, id: id) else { return }
-        let client = outbox.client
-        let listener = OutboxStoreListener(store: store, key: source.key) { data in
-            try? ResponseDecoding.decode(
-                Model.self,
-                from: TransportResponse(statusCode: 200, data: data),
-                envelope: client.envelope,
-                decoder: client.responseDecoder,
-                request: { RequestSummary(method: .get, redactedURL: "") }
-            )
+    public func attach<Kind>(_ outbox: Outbox<Kind>) { _ = listener(in: outbox) }
+
+    /// This loader's store's listener in `outbox`: made and registered the first time. The registration lives as
+    /// long as the store, which is told of the outbox's writes until then.
+    private func listener<Kind>(in outbox: Outbox<Kind>) -> any OutboxListener {
+        store.outboxRegistrations.withLock { registrations in
+            if let registration = registrations.first(where: { $0.isRegistered(in: outbox.queue) }) {
+                return registration.listener
+            }
+            let client = outbox.client
+            let listener = OutboxStoreListener(store: store, key: source.key, refetch: detachedRefetch) {
+                data,
+                record in
+                try? ResponseDecoding.decode(
+                    Model.self,
+                    from: TransportResponse(statusCode: 200, data: data),
+                    envelope: record.envelope(client: client),
+                    decoder: client.responseDecoder,
+                    request: { RequestSummary(method: .get, redactedURL: "") }
+                )
+            }
+            let registration = outbox.queue.attach(listener, as: Self.outboxName)
+            // An outbox that went leaves a registration that no longer counts.
+            registrations.removeAll { !$0.isOpen }
+            registrations.append(registration)
+            return listener
         }
-        outbox.queue.attach(listener, as: Self.outboxName, id: id)
     }
 
     /// Shows `model` to every observer as pending, after queueing `endpoint` in `outbox`: the write is on disk
@@ -41,7 +54,9 @@ extension ModelLoader where Model: Codable {
     ///   - model: The value to show now.
     ///   - endpoint: The write that sends it.
     ///   - outbox: Where the write waits.
-    ///   - group: The writes sent in order with this one; by default those of the same model (its type and ID).
+    ///   - group: The writes sent in order with this one: by default the outbox's one ordered stream
+    ///     (``OutboxWrite/defaultGroup``), shared with ``Outbox/enqueue(_:group:)``; name groups to let unrelated
+    ///     writes go in parallel.
     /// - Returns: The write, as the outbox shows it.
     /// - Throws: What ``Outbox/enqueue(_:group:)`` throws, and ``EndpointError/Kind/encodingFailed`` when the model
     ///   cannot be encoded; nothing is queued or shown then.
@@ -50,17 +65,15 @@ extension ModelLoader where Model: Codable {
         _ model: Model,
         sending endpoint: Endpoint<Kind, Response>,
         through outbox: Outbox<Kind>,
-        group: String? = nil
+        group: String = OutboxWrite.defaultGroup
     ) throws(EndpointError) -> OutboxWrite {
-        attach(outbox)
-        let group = group ?? "\(Model.self)/\(model.id)"
-        var record = try OutboxRecord(endpoint, group: group, client: outbox.client, key: nil)
+        let listener = listener(in: outbox)
+        var record = try OutboxRecord(endpoint, group: group, client: outbox.client, policy: outbox.policy)
         record.store = Self.outboxName
         do { record.value = try JSONEncoder().encode(model) } catch {
             throw EndpointError(.encodingFailed, "the model of an outbox write could not be encoded: \(error)")
         }
-        let listener = outbox.queue.listener(named: Self.outboxName, id: ObjectIdentifier(store))
-        return try outbox.queue.enqueue(record) { sequence in listener?.show(record, sequence: sequence) }
+        return try outbox.queue.enqueue(record) { sequence in listener.show(record, sequence: sequence) }
     }
 }
 
@@ -71,6 +84,7 @@ where Model.ID: Sendable {
     // Unchecked because of `store`: written once, in `init`, before the listener is shared; weak references are
     // read atomically. Everything else is immutable or locked.
     private struct Shown {
+        var id: Model.ID
         var key: LoadKey<Model.ID>
         var write: UInt64
         var previous: Model?
@@ -78,16 +92,20 @@ where Model.ID: Sendable {
 
     private weak var store: ModelStore<Model>?
     private let key: @Sendable (Model.ID) -> LoadKey<Model.ID>
-    private let decode: @Sendable (Data) -> Model?
+    private let decode: @Sendable (Data, OutboxRecord) -> Model?
+    /// Asks the server for a model again, past the HTTP cache: for a write whose outcome is unknown.
+    private let refetch: @Sendable (Model.ID, LoadKey<Model.ID>) -> Void
     private let shown = Locked([UInt64: Shown]())
 
     init(
         store: ModelStore<Model>,
         key: @escaping @Sendable (Model.ID) -> LoadKey<Model.ID>,
-        decode: @escaping @Sendable (Data) -> Model?
+        refetch: @escaping @Sendable (Model.ID, LoadKey<Model.ID>) -> Void,
+        decode: @escaping @Sendable (Data, OutboxRecord) -> Model?
     ) {
         self.store = store
         self.key = key
+        self.refetch = refetch
         self.decode = decode
     }
 
@@ -98,17 +116,20 @@ where Model.ID: Sendable {
         let key = key(model.id)
         let previous = store.value(for: key)
         let write = store.write(model, for: key, id: model.id, confirmed: false)
-        shown.withLock { $0[sequence] = Shown(key: key, write: write, previous: previous) }
+        shown.withLock { $0[sequence] = Shown(id: model.id, key: key, write: write, previous: previous) }
     }
 
-    func settle(_ record: OutboxRecord, sequence: UInt64, _ settlement: OutboxQueue.Settlement) {
+    func settle(_ record: OutboxRecord, sequence: UInt64, _ settlement: OutboxState.Settlement) {
         guard let store, let shown = shown.withLock({ $0.removeValue(forKey: sequence) }) else { return }
+        let outcome: ModelEntry<Model>.WriteOutcome
         switch settlement {
         case .answered(let body):
-            let outcome = decode(body).map(ModelEntry<Model>.WriteOutcome.answered) ?? .accepted
-            store.settle(shown.key, write: shown.write, outcome: outcome, previous: shown.previous)
-        case .failed:
-            store.settle(shown.key, write: shown.write, outcome: .failed, previous: shown.previous)
+            outcome = decode(body, record).map(ModelEntry<Model>.WriteOutcome.answered) ?? .accepted
+        case .failed: outcome = .failed
+        case .unknown: outcome = .unknown
+        }
+        if store.settle(shown.key, write: shown.write, outcome: outcome, previous: shown.previous) {
+            refetch(shown.id, shown.key)
         }
     }
 }

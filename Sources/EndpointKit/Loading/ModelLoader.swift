@@ -316,6 +316,18 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
         }
     }
 
+    /// A refetch past the HTTP cache, in the loader's background, that keeps neither the loader nor its store alive:
+    /// what an outbox runs when a write's outcome is unknown.
+    var detachedRefetch: @Sendable (Model.ID, LoadKey<Model.ID>) -> Void {
+        let (fetch, inFlight, owner) = (source.fetch, inFlight, TaskOwner.Reference(background))
+        return { [weak store] id, key in
+            guard let store else { return }
+            owner.owner?.run {
+                _ = try? await Self.load(id, key: key, revalidate: true, fetch: fetch, store: store, inFlight: inFlight)
+            }
+        }
+    }
+
     func loadInBackground(_ id: Model.ID, key: LoadKey<Model.ID>, revalidate: Bool) {
         let (fetch, store, inFlight, backgroundLoads) = (source.fetch, store, inFlight, backgroundLoads)
         if !revalidate {

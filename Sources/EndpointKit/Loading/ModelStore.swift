@@ -87,6 +87,9 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     let state: Locked<State>
     /// Called, outside the lock, with each value the server confirmed: what a persistence saves.
     private let confirmed: (@Sendable (Key, Model) -> Void)?
+    /// The store's places among the listeners of the outboxes attached to it: when the store goes, they go, and
+    /// those outboxes tell it nothing more.
+    let outboxRegistrations = Locked([OutboxRegistration]())
 
     init(policy: ModelStorePolicy, clock: any Clock<Duration>, confirmed: (@Sendable (Key, Model) -> Void)? = nil) {
         self.policy = policy
@@ -197,9 +200,12 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     }
 
     /// Ends the optimistic write numbered `write` (see ``ModelEntry``): its outcome is shown only when no newer
-    /// write came since, and a rollback shows the latest value the server confirmed, or `previous`.
-    func settle(_ key: Key, write: UInt64, outcome: Entry.WriteOutcome, previous: Model?) {
-        guard let id = state.withLock({ $0.slots[key]?.id }) else { return }
-        apply(.writeSettled(write: write, outcome: outcome, previous: previous), to: key, id: id, isUse: false)
+    /// write came since, and a rollback shows the latest value the server confirmed, or `previous`. Returns whether
+    /// the loader must fetch the model again now (an unknown outcome, with someone observing it).
+    @discardableResult
+    func settle(_ key: Key, write: UInt64, outcome: Entry.WriteOutcome, previous: Model?) -> Bool {
+        guard let id = state.withLock({ $0.slots[key]?.id }) else { return false }
+        let event = Entry.Event.writeSettled(write: write, outcome: outcome, previous: previous)
+        return apply(event, to: key, id: id, isUse: false).refetches
     }
 }

@@ -8,7 +8,7 @@ extension Outbox {
         client: EndpointClient,
         policy: OutboxPolicy,
         requestData: @Sendable () async throws -> Kind.RequestData
-    ) async -> OutboxQueue.Outcome {
+    ) async -> OutboxState.Outcome {
         let data: Kind.RequestData
         do { data = try await requestData() } catch {
             if Task.isCancelled { return .cancelled }
@@ -31,7 +31,7 @@ extension Outbox {
     }
 
     /// Whether a failed try is a refusal, a failure that may pass, or the end of the outbox.
-    static func outcome(of error: EndpointError) -> OutboxQueue.Outcome {
+    static func outcome(of error: EndpointError) -> OutboxState.Outcome {
         if error.kind == .cancelled { return .cancelled }
         // The server's own wait: what `Retry` read, or else the answer's header.
         let retryAfter = error.retryAfter ?? RetryPolicy.retryAfter(error.responseHeaders?[.retryAfter])

@@ -40,8 +40,6 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
     /// The client that sends the writes.
     let client: EndpointClient
     let queue: OutboxQueue
-    /// The claim on the directory, given up when the outbox goes.
-    private let lock: OutboxDirectoryLock
 
     /// Opens (or creates) the outbox in `directory` and, unless told not to, starts sending the writes it holds.
     ///
@@ -75,6 +73,7 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
         self.policy = policy
         self.client = client
         let journal: OutboxJournal
+        let lock: OutboxDirectoryLock
         do {
             // The lock first: a second outbox must not touch the first one's files, not even its leftovers.
             try FileManager.default.createDirectory(
@@ -95,6 +94,7 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
         }
         queue = OutboxQueue(
             journal: journal,
+            lock: lock,
             policy: policy,
             clock: client.clock,
             describe: { record, sequence in record.write(sequence: sequence, client: client) },
@@ -103,8 +103,14 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
         if startsSending { queue.start() }
     }
 
-    /// Stops sending: a write on its way is cancelled and stays queued, for the next outbox on the directory.
+    /// Stops sending: a write on its way is cancelled and stays queued, for the next outbox on the directory. The
+    /// directory stays locked until that try has ended; ``close()`` waits for it.
     deinit { queue.close() }
+
+    /// Stops sending, and returns once every try on its way has ended and its outcome is applied: a write the
+    /// server answered meanwhile is settled; any other stays queued, for the next outbox on the directory, which
+    /// sends it with its key. After this, nothing more is sent, and the directory is free once the outbox goes.
+    public func close() async { await queue.closeAndWait() }
 
     /// Opens an outbox whose kind needs no request data; see
     /// ``init(directory:client:policy:startsSending:requestData:)``.
@@ -132,10 +138,11 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
     ///   credential; ``EndpointError/Kind/encodingFailed`` for a body that cannot be encoded;
     ///   ``EndpointError/Kind/outboxFull`` past the bounds or when the disk refuses it. Nothing is queued then.
     @discardableResult
-    public func enqueue<Response>(_ endpoint: Endpoint<Kind, Response>, group: String = "default") throws(EndpointError)
-        -> OutboxWrite
-    {
-        try queue.enqueue(OutboxRecord(endpoint, group: group, client: client, key: nil))
+    public func enqueue<Response>(
+        _ endpoint: Endpoint<Kind, Response>,
+        group: String = OutboxWrite.defaultGroup
+    ) throws(EndpointError) -> OutboxWrite {
+        try queue.enqueue(OutboxRecord(endpoint, group: group, client: client, policy: policy))
     }
 
     /// Every queued write, oldest first.
@@ -149,10 +156,7 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
 
     /// Starts sending (an outbox opened with `startsSending: false`) and ends every pause and stop now: each group
     /// with writes sends its next one.
-    public func resume() {
-        queue.resume()
-        queue.start()
-    }
+    public func resume() { queue.resume() }
 
     /// Returns once nothing is being sent and nothing can be sent now (every group empty, paused or stopped, or the
     /// outbox not started), or when the caller's task is cancelled: what a command-line tool waits for before it

@@ -15,11 +15,17 @@ public enum OutboxChange: Sendable {
     /// The server refused a write (a 4xx other than 408 and 429, a 409 or 412 conflict, a 422 for a key reused with
     /// another body): it is off the queue and rolled back. The error holds the status and the body's start.
     case refused(OutboxWrite, EndpointError)
-    /// A write waited past ``OutboxPolicy/maximumAge``: it was not sent, and is off the queue and rolled back.
+    /// A write waited past ``OutboxPolicy/maximumAge`` without reaching the server: it is off the queue and rolled
+    /// back. The error's kind is ``EndpointError/Kind/writeExpired``.
     case expired(OutboxWrite, EndpointError)
-    /// A group could not send (no network, a timeout, a 5xx, 408, 429, or a 409 with `Retry-After`): it keeps its
-    /// writes, in order, and tries again after `retryIn`, on the next success of any group (unless the server set
-    /// the wait with `Retry-After`), on ``Outbox/resume()``, or at the next start.
+    /// A write waited past ``OutboxPolicy/maximumAge`` while a try of it may have reached the server without an
+    /// answer (a lost answer, a 5xx, a cancelled try, a 409 "in progress", or a last run that ended while sending
+    /// it): it is off the queue, and the stores that show it ask the server for the model again (past the HTTP
+    /// cache) instead of rolling it back. The error's kind is ``EndpointError/Kind/writeOutcomeUnknown``.
+    case unknown(OutboxWrite, EndpointError)
+    /// A group could not send (no network, a timeout, a 5xx, 408, 429, a 409 with `Retry-After`, a try cancelled
+    /// by something other than the outbox, or a 409 for a write a try of which may still run on the server): it
+    /// keeps its writes, in order, and tries again after `retryIn`, on ``Outbox/resume()``, or at the next start.
     case paused(group: String, error: EndpointError, retryIn: Duration)
     /// A paused or stopped group goes on sending.
     case resumed(group: String)

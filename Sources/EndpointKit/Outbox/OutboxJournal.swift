@@ -153,8 +153,9 @@ final class OutboxDirectoryLock: Sendable {
             close(descriptor)
             throw EndpointError(
                 .invalidRequest,
-                "the outbox directory \(directory.path) is open in another outbox, in this process or another; "
-                    + "open one outbox per directory"
+                "the outbox directory \(directory.path) is open in another outbox, in this process or another, or "
+                    + "one that went is still ending a try; open one outbox per directory, and await close() on "
+                    + "one before opening the next"
             )
         }
         self.descriptor = descriptor

@@ -44,13 +44,13 @@ public struct OutboxPolicy: Sendable {
     public init() {}
 
     /// The wait before the next try after `failures` failures in a row (at least 1): the backoff doubled per
-    /// failure, capped, the upper half of it drawn at random so that clients that failed together do not all come
-    /// back at once, and never shorter than `retryAfter`.
-    func backoff(afterFailures failures: Int, retryAfter: Duration?) -> Duration {
+    /// failure, capped, placed in the upper half of that by `jitter` (0...1, drawn at random by the outbox) so that
+    /// clients that failed together do not all come back at once, and never shorter than `retryAfter`.
+    func backoff(afterFailures failures: Int, retryAfter: Duration?, jitter: Double) -> Duration {
         let doublings = min(max(failures - 1, 0), 30)
         var wait = initialBackoff * (1 << doublings)
         if wait > maximumBackoff || wait < .zero { wait = maximumBackoff }
-        let jittered = wait / 2 + wait / 2 * Double.random(in: 0...1)
+        let jittered = wait / 2 + wait / 2 * min(max(jitter, 0), 1)
         return max(jittered, retryAfter ?? .zero)
     }
 }

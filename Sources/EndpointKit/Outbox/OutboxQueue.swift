@@ -1,144 +1,93 @@
 import Foundation
 
-/// The state of an ``Outbox`` apart from its kind: the writes of each group in order, who sends them, which groups
-/// wait, and who listens. Writes reach the disk (`OutboxJournal`) before anyone sees them, and leave it only once
-/// they are settled.
+/// What runs an ``Outbox`` apart from its kind: it holds the directory's lock, the journal and the queue's state
+/// (`OutboxState`, changed only by its `apply`), and carries out the effects each event returns. It also keeps who
+/// listens: the stores that show writes, the readers of the changes, the callers waiting for it to be idle.
+///
+/// Its tasks (one try per group, one wait per pause) keep it alive until they end, so the directory's lock is
+/// given up only after the last of them: no outbox opened later on the directory can send a write that one of them
+/// is still sending.
 final class OutboxQueue: Sendable {
-    /// How a try of a write ended.
-    enum Outcome: Sendable {
-        /// The server took it: its status and body.
-        case sent(statusCode: Int, body: Data)
-        /// The server refused it; it will never be taken as it is.
-        case refused(EndpointError)
-        /// It could not be sent now; try again later, after `retryAfter` if the server said.
-        case retry(EndpointError, retryAfter: Duration?)
-        /// The sending task was cancelled: the outbox is going away. The write stays queued.
-        case cancelled
-    }
-
-    /// How a write ended, for the stores that showed it.
-    enum Settlement: Sendable {
-        case answered(Data)
-        case failed
-    }
-
-    struct Entry: Sendable {
-        var sequence: UInt64
-        var record: OutboxRecord
-        var size: Int
-        /// Whether an earlier try may still be running on the server: its answer was lost, or a last run ended
-        /// while it may have been sending it. A 409 then may be the draft's "in progress".
-        var mayBeInFlight = false
-        /// How many 409s it got while it may have been in flight.
-        var inFlightConflicts = 0
-    }
-
-    /// How many 409s a write that may be in flight gets before they count as a refusal.
-    static let inFlightConflictLimit = 3
-
-    struct Group {
-        var queue: [Entry] = []
-        var isSending = false
-        var failures = 0
-        /// The number of the pause it waits out, if it is paused.
-        var pause: UInt64?
-        /// Whether the server set the pause's length (`Retry-After`): another group's success does not end it.
-        var isServerPause = false
-        var isStopped = false
-
-        var canSend: Bool { !isSending && pause == nil && !isStopped && !queue.isEmpty }
-    }
-
-    struct State {
-        var groups: [String: Group] = [:]
-        var count = 0
-        var bytes = 0
-        var pauses: UInt64 = 0
+    /// Everything that changes, under one lock: the queue's state, the readers of its changes, the idle waiters.
+    struct Shared {
+        var queue: OutboxState
         var subscribers: [UInt64: AsyncStream<OutboxChange>.Continuation] = [:]
-        var nextID: UInt64 = 0
-        var listeners: [String: [ObjectIdentifier: any OutboxListener]] = [:]
         var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        /// Whether its outbox went: nothing more is sent.
-        var isClosed = false
-        /// Whether sending has started (at once, or on the first `resume()`).
-        var isStarted = false
+        var nextID: UInt64 = 0
 
-        var isIdle: Bool { !groups.values.contains { $0.isSending || (isStarted && !isClosed && $0.canSend) } }
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
     }
 
     let journal: OutboxJournal
     let policy: OutboxPolicy
     let damagedFiles: [String]
-    let state = Locked(State())
+    let shared: Locked<Shared>
+    /// The stores that show writes, by their model's name, then by registration. A lock of its own, taken inside
+    /// `shared`'s or alone: a store that goes while it is being told of a write leaves at once.
+    let listeners = Locked([String: [UInt64: any OutboxListener]]())
     /// The next sequence number; held while a write is appended, so that writes reach the disk in their order.
     private let appending: Locked<UInt64>
     let clock: any Clock<Duration>
-    let send: @Sendable (OutboxRecord) async -> Outcome
+    let send: @Sendable (OutboxRecord) async -> OutboxState.Outcome
     let describe: @Sendable (OutboxRecord, UInt64) -> OutboxWrite
     let owner = TaskOwner()
+    /// The claim on the directory: given up when the queue goes, after its last task.
+    private let lock: OutboxDirectoryLock
 
     init(
         journal: OutboxJournal,
+        lock: OutboxDirectoryLock,
         policy: OutboxPolicy,
         clock: any Clock<Duration>,
         describe: @escaping @Sendable (OutboxRecord, UInt64) -> OutboxWrite,
-        send: @escaping @Sendable (OutboxRecord) async -> Outcome
+        send: @escaping @Sendable (OutboxRecord) async -> OutboxState.Outcome
     ) {
         self.journal = journal
+        self.lock = lock
         self.policy = policy
         self.clock = clock
         self.describe = describe
         self.send = send
         let loaded = journal.load()
         var damaged = loaded.damaged
-        var last: UInt64 = 0
-        state.withLock { state in
-            for (sequence, data) in loaded.records {
-                last = max(last, sequence)
-                guard let record = try? JSONDecoder().decode(OutboxRecord.self, from: data), record.format == 1 else {
-                    damaged.append(journal.setAside(sequence: sequence))
-                    continue
-                }
-                var entry = Entry(sequence, record, data.count)
-                entry.mayBeInFlight = true
-                state.groups[record.group, default: Group()].queue.append(entry)
-                state.count += 1
-                state.bytes += data.count
+        var writes: [OutboxState.Write] = []
+        for (sequence, data) in loaded.records {
+            guard let record = try? JSONDecoder().decode(OutboxRecord.self, from: data),
+                OutboxRecord.readableFormats.contains(record.format)
+            else {
+                damaged.append(journal.setAside(sequence: sequence))
+                continue
             }
+            writes.append(OutboxState.Write(sequence: sequence, record: record, size: data.count))
         }
+        var queue = OutboxState(policy: policy)
+        _ = queue.apply(.loaded(writes), now: Date())
+        shared = Locked(Shared(queue: queue))
         damagedFiles = damaged
-        appending = Locked(last + 1)
+        appending = Locked((loaded.records.map(\.sequence).max() ?? 0) + 1)
     }
 
     deinit {
-        let (subscribers, waiters) = state.withLock { state in
-            defer { (state.subscribers, state.idleWaiters) = ([:], [:]) }
-            return (Array(state.subscribers.values), Array(state.idleWaiters.values))
+        let (subscribers, waiters) = shared.withLock { shared in
+            defer { (shared.subscribers, shared.idleWaiters) = ([:], [:]) }
+            return (Array(shared.subscribers.values), Array(shared.idleWaiters.values))
         }
         for subscriber in subscribers { subscriber.finish() }
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Starts sending every group that has writes, and the groups of writes queued from now on.
-    func start() {
-        let groups = state.withLock { state in
-            state.isStarted = true
-            return Array(state.groups.keys)
-        }
-        for group in groups { kick(group) }
-    }
-
     /// Every queued write, in the order it was queued.
     var pending: [OutboxWrite] {
-        state.withLock { state in state.groups.values.flatMap(\.queue) }
-            .sorted { $0.sequence < $1.sequence }
-            .map { describe($0.record, $0.sequence) }
+        shared.withLock { $0.queue.writes }.map { describe($0.record, $0.sequence) }
     }
 
     // MARK: Queueing
 
     /// Writes `record` to disk, then calls `shown` with its sequence number (the store shows its value), then
-    /// queues it in its group and starts the group if it is idle.
+    /// queues it in its group, which sends it when its earlier writes are settled.
     ///
     /// - Throws: ``EndpointError/Kind/outboxFull`` past the bounds or when the disk refuses the file.
     func enqueue(_ record: OutboxRecord, shown: (UInt64) -> Void = { _ in }) throws(EndpointError) -> OutboxWrite {
@@ -156,23 +105,16 @@ final class OutboxQueue: Sendable {
             }
             next += 1
             shown(sequence)
-            state.withLock { state in
-                state.groups[record.group, default: Group()].queue.append(Entry(sequence, record, data.count))
-                state.count += 1
-                state.bytes += data.count
-            }
+            // Under the appending lock, so that the queue takes writes in the order of their numbers.
+            apply(.queued(OutboxState.Write(sequence: sequence, record: record, size: data.count)))
             return .success(sequence)
         }
-        let sequence = try appended.get()
-        let write = describe(record, sequence)
-        emit(.queued(write))
-        kick(record.group)
-        return write
+        return describe(record, try appended.get())
     }
 
     /// Why a write of `size` bytes cannot be queued now, if it cannot.
     private func boundsProblem(adding size: Int) -> EndpointError? {
-        let (count, bytes) = state.withLock { ($0.count, $0.bytes) }
+        let (count, bytes) = shared.withLock { ($0.queue.count, $0.queue.bytes) }
         if count >= policy.maximumCount {
             return EndpointError(.outboxFull, "the outbox holds \(count) writes, its maximum; nothing was queued")
         }
@@ -185,10 +127,24 @@ final class OutboxQueue: Sendable {
         }
         return nil
     }
-}
 
-extension OutboxQueue.Entry {
-    init(_ sequence: UInt64, _ record: OutboxRecord, _ size: Int) {
-        self.init(sequence: sequence, record: record, size: size)
+    // MARK: Starting and stopping
+
+    /// Starts sending every group that has writes, and the groups of writes queued from now on.
+    func start() { apply(.started) }
+
+    /// Ends every pause and stop, and starts sending if it had not.
+    func resume() { apply(.resumed) }
+
+    /// Stops sending for good: no try starts, and those running are cancelled (their writes stay queued).
+    func close() {
+        apply(.closed)
+        owner.cancelAll()
+    }
+
+    /// Stops sending, and returns once every try and wait has ended.
+    func closeAndWait() async {
+        apply(.closed)
+        await owner.cancelAllAndWait()
     }
 }

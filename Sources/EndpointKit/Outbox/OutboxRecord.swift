@@ -13,10 +13,33 @@ struct OutboxRecord: Codable, Sendable {
         var value: String?
     }
 
-    /// The format; a record of another is set aside as damaged rather than misread.
-    var format = 1
+    /// The settings of the endpoint that shape how it is sent and how its answer is read.
+    struct Settings: Codable, Sendable {
+        /// The endpoint's own envelope: `nil` for the client's; an envelope with no key for plain bodies.
+        var envelope: Envelope?
+        var timeout: Duration?
+        var idleTimeout: Duration?
+        var maximumResponseSize: Int?
+        var isLogged = true
+        var isThrottled = true
+        var isCached = true
+    }
+
+    /// An envelope, by its key (`nil`: plain bodies).
+    struct Envelope: Codable, Sendable {
+        var key: String?
+    }
+
+    /// The formats this version reads: 1 (0.8, whose key took the policy's form at each try and which kept no
+    /// settings) and 2. A record of another is set aside as damaged rather than misread.
+    static let readableFormats: Set<Int> = [1, 2]
+
+    var format = 2
     var id: String
     var key: String
+    /// The `Idempotency-Key` header's value, fixed when the write was queued, so that every try sends the same
+    /// bytes whatever the policy says later (format 2; a format 1 record takes the policy's form).
+    var keyHeader: String?
     var group: String
     var queuedAt: Date
     var method: String
@@ -27,6 +50,8 @@ struct OutboxRecord: Codable, Sendable {
     var headers: [Header]
     var body: Data?
     var contentType: String?
+    /// The endpoint's settings (format 2; a format 1 record has the client's).
+    var settings: Settings?
     /// The loader whose store showed the write (its model type), and the value it showed, encoded.
     var store: String?
     var value: Data?
@@ -37,12 +62,13 @@ extension OutboxRecord {
     /// credentials.
     ///
     /// - Throws: ``EndpointError/Kind/invalidRequest`` for an endpoint that cannot be sent, carries a secret header
-    ///   or query item (the outbox never writes credentials to disk), or streams its body.
+    ///   or query item (the outbox never writes credentials to disk), streams its body, or has a setting the record
+    ///   cannot keep (see `settings(of:invalid:)`).
     init<Kind, Response>(
         _ endpoint: Endpoint<Kind, Response>,
         group: String,
         client: EndpointClient,
-        key: String?
+        policy: OutboxPolicy
     ) throws(EndpointError) {
         let url = try endpoint.makeURL(in: client.environment)
         func invalid(_ message: String) -> EndpointError {
@@ -67,11 +93,14 @@ extension OutboxRecord {
                 "carries the secret query item \(secret.name), and the outbox never writes credentials to disk"
             )
         }
+        let settings = try Self.settings(of: endpoint, invalid: invalid)
         let content = try Self.content(of: endpoint, client: client, invalid: invalid)
-        let ownKey = endpoint.headers[.idempotencyKey].map(Self.unquoted)
+        let ownKey = endpoint.headers[.idempotencyKey]
+        let key = ownKey.map(Self.unquoted) ?? UUID().uuidString
         self.init(
             id: UUID().uuidString,
-            key: ownKey ?? key ?? UUID().uuidString,
+            key: key,
+            keyHeader: ownKey ?? Self.header(for: key, format: policy.keyFormat),
             group: group,
             queuedAt: Date(),
             method: endpoint.method.rawValue,
@@ -80,7 +109,41 @@ extension OutboxRecord {
             query: endpoint.queryItems.map { QueryItem(name: $0.name, value: $0.value) },
             headers: endpoint.headers.map { Header(name: $0.name.rawValue, value: $0.value) },
             body: content?.data,
-            contentType: content?.contentType
+            contentType: content?.contentType,
+            settings: settings
+        )
+    }
+
+    /// The header value of `key` in `format`.
+    static func header(for key: String, format: OutboxPolicy.KeyFormat) -> String {
+        format == .bare ? key : "\"\(key)\""
+    }
+
+    /// The endpoint's settings the record keeps; a setting it cannot keep is refused rather than dropped: a
+    /// decoder (the answer is read with the client's), a retry policy (the outbox's backoff is the only one), cache
+    /// directives, `isValidated = false` (the outbox must judge the status), and options of the user's own keys.
+    private static func settings<Kind, Response>(
+        of endpoint: Endpoint<Kind, Response>,
+        invalid: (String) -> EndpointError
+    ) throws(EndpointError) -> Settings {
+        let refused: [(Bool, String)] = [
+            (endpoint.decoder != nil, "a decoder of its own (the outbox reads answers with the client's decoder)"),
+            (endpoint.options.retryPolicy != nil, "a retry policy (the outbox's own backoff is its only one)"),
+            (endpoint.options.cacheDirectives != CacheDirectives(), "cache directives (a write is never served)"),
+            (!endpoint.options.isValidated, "isValidated = false (the outbox must judge each answer's status)"),
+            (endpoint.options.foreignOptionCount > 0, "options of its own keys, which cannot be kept on disk"),
+        ]
+        if let (_, setting) = refused.first(where: \.0) {
+            throw invalid("has \(setting); the outbox keeps a write on disk and cannot keep that")
+        }
+        return Settings(
+            envelope: endpoint.envelope.map { Envelope(key: $0.key) },
+            timeout: endpoint.timeout,
+            idleTimeout: endpoint.idleTimeout,
+            maximumResponseSize: endpoint.maximumResponseSize,
+            isLogged: endpoint.options.isLogged,
+            isThrottled: endpoint.options.isThrottled,
+            isCached: endpoint.options.isCached
         )
     }
 
@@ -121,7 +184,7 @@ extension OutboxRecord {
         let method = HTTPMethod(rawValue: method)
         var headers = HTTPHeaders(headers.map { HTTPHeaders.Field(name: HTTPHeaders.Name($0.name), value: $0.value) })
         if headers[.idempotencyKey] == nil {
-            headers[.idempotencyKey] = keyFormat == .bare ? key : "\"\(key)\""
+            headers[.idempotencyKey] = keyHeader ?? Self.header(for: key, format: keyFormat)
         }
         let queryItems = query.map { URLQueryItem(name: $0.name, value: $0.value) }
         let body = self.body.map { DataBody($0, contentType: contentType ?? "application/octet-stream") }
@@ -137,9 +200,29 @@ extension OutboxRecord {
                 body: body
             )
         }
-        // The outbox pairs each write with its own key; another key from a middleware would defeat it.
+        // The outbox pairs each write with its own key; another key from a middleware would defeat it. Its
+        // backoff is the only one: a `Retry` middleware's tries would multiply it.
         endpoint.options.isIdempotencyKeyed = false
+        endpoint.options.retryPolicy = .never
+        apply(settings, to: &endpoint)
         return endpoint
+    }
+
+    /// Puts the kept settings back on `endpoint`.
+    private func apply<Kind: EndpointKind>(_ settings: Settings?, to endpoint: inout Endpoint<Kind, Data>) {
+        guard let settings else { return }
+        endpoint.envelope = settings.envelope.map { $0.key.map(ResponseEnvelope.networkResponse(key:)) ?? .plain }
+        endpoint.timeout = settings.timeout
+        endpoint.idleTimeout = settings.idleTimeout
+        endpoint.maximumResponseSize = settings.maximumResponseSize
+        endpoint.options.isLogged = settings.isLogged
+        endpoint.options.isThrottled = settings.isThrottled
+        endpoint.options.isCached = settings.isCached
+    }
+
+    /// The envelope the answer is read in: the endpoint's own, or else `client`'s.
+    func envelope(client: EndpointClient) -> ResponseEnvelope {
+        settings?.envelope.map { $0.key.map(ResponseEnvelope.networkResponse(key:)) ?? .plain } ?? client.envelope
     }
 
     /// What observers see of the write numbered `sequence`.

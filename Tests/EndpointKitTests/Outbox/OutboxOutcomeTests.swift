@@ -49,19 +49,18 @@ import Testing
         #expect(Self.kind(of: EndpointError(.cancelled, "x")) == "cancelled")
     }
 
-    @Test("Backoff doubles per failure up to its cap, keeps its upper half at random, and honours Retry-After")
+    @Test("Backoff doubles per failure up to its cap, jitter places it in its upper half, and Retry-After wins")
     func backoff() {
         var policy = OutboxPolicy()
         policy.initialBackoff = .seconds(1)
         policy.maximumBackoff = .seconds(8)
-        for _ in 0..<100 {
-            let first = policy.backoff(afterFailures: 1, retryAfter: nil)
-            #expect(first >= .milliseconds(500) && first <= .seconds(1))
-            let third = policy.backoff(afterFailures: 3, retryAfter: nil)
-            #expect(third >= .seconds(2) && third <= .seconds(4))
-            let capped = policy.backoff(afterFailures: 60, retryAfter: nil)
-            #expect(capped >= .seconds(4) && capped <= .seconds(8))
-            #expect(policy.backoff(afterFailures: 1, retryAfter: .seconds(30)) == .seconds(30))
-        }
+
+        #expect(policy.backoff(afterFailures: 1, retryAfter: nil, jitter: 0) == .milliseconds(500))
+        #expect(policy.backoff(afterFailures: 1, retryAfter: nil, jitter: 1) == .seconds(1))
+        #expect(policy.backoff(afterFailures: 3, retryAfter: nil, jitter: 0) == .seconds(2))
+        #expect(policy.backoff(afterFailures: 3, retryAfter: nil, jitter: 0.5) == .seconds(3))
+        #expect(policy.backoff(afterFailures: 60, retryAfter: nil, jitter: 1) == .seconds(8))
+        #expect(policy.backoff(afterFailures: 60, retryAfter: nil, jitter: 7) == .seconds(8))
+        #expect(policy.backoff(afterFailures: 1, retryAfter: .seconds(30), jitter: 1) == .seconds(30))
     }
 }

@@ -70,7 +70,7 @@ struct OutboxStateTests {
 struct OutboxCancellationTests {
     private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
 
-    @Test("An outbox that goes while a write is on its way cancels it; the write stays queued, and the next sends it")
+    @Test("An outbox closed while a write is on its way cancels it; the write stays queued, and the next sends it")
     func goneMidSend() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = TestClock()
@@ -84,6 +84,7 @@ struct OutboxCancellationTests {
         try await clock.waitForSleep(atLeast: .seconds(90), atMost: .seconds(90))
         #expect(first?.pending.count == 1)
 
+        await first?.close()
         first = nil
         let second = try Outbox<EndpointKinds.Public>(directory: directory, client: client)
         let changes = second.changes()

@@ -21,6 +21,20 @@ final class Gate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Waits until the gate is open, whether or not the task is cancelled: what a transport that is slow to
+    /// honour a cancellation does.
+    func waitIgnoringCancellation() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.isOpen { return true }
+                state.nextID += 1
+                state.waiters[state.nextID] = waiter
+                return false
+            }
+            if ready { waiter.resume() }
+        }
+    }
+
     /// Waits until the gate is open, or the task is cancelled.
     func wait() async {
         let id = state.withLock { state -> UInt64 in

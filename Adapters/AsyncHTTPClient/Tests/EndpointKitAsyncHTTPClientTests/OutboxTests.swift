@@ -73,7 +73,8 @@ struct OutboxTests {
                 try loader.update(
                     note,
                     sending: save(note, [URLQueryItem(name: "drop-one-in", value: "5")]),
-                    through: outbox
+                    through: outbox,
+                    group: "n\(model)"
                 )
             }
         }
@@ -106,7 +107,7 @@ struct OutboxTests {
         try loader.update(confirmed, sending: save(confirmed), through: outbox)
         var reused = save(Note(id: "n1", text: "other"))
         reused.headers["Idempotency-Key"] = "\"\(key)\""
-        try outbox.enqueue(reused, group: "Note/n1")
+        try outbox.enqueue(reused)
         var conflicting = save(Note(id: "n1", text: "conflicting"))
         conflicting.headers["Idempotency-Key"] = "\"\(key)\""
         try loader.update(Note(id: "n1", text: "conflicting"), sending: conflicting, through: outbox)
@@ -132,6 +133,7 @@ struct OutboxTests {
                 sending: save(Note(id: "n2", text: "offline edit")),
                 through: first
             )
+            await first.close()
         }
         let second = try Outbox<EndpointKinds.Public>(directory: restartDirectory, client: client(down.url))
         let secondChanges = second.changes()

@@ -1,0 +1,93 @@
+import Foundation
+
+/// How the queue carries out what its state's transitions return: in memory under the lock (the stores settle,
+/// the readers hear, in the order the changes happen), then the disk and the tasks once it is released, in the
+/// order given (a write's file goes after its stores and readers were told).
+extension OutboxQueue {
+    /// Applies `event` to the queue's state and carries out its effects.
+    func apply(_ event: OutboxState.Event) {
+        let (later, waiters) = shared.withLock { shared -> ([OutboxState.Effect], [CheckedContinuation<Void, Never>]) in
+            var later: [OutboxState.Effect] = []
+            for effect in shared.queue.apply(event, now: Date()) {
+                switch effect {
+                case .settle(let write, let settlement):
+                    let name = write.record.store ?? ""
+                    for listener in listeners.withLock({ $0[name].map { Array($0.values) } ?? [] }) {
+                        listener.settle(write.record, sequence: write.sequence, settlement)
+                    }
+                case .notify(let notice):
+                    let change = change(for: notice)
+                    for subscriber in shared.subscribers.values { subscriber.yield(change) }
+                case .send, .remove, .wake:
+                    later.append(effect)
+                }
+            }
+            guard shared.queue.isIdle else { return (later, []) }
+            defer { shared.idleWaiters = [:] }
+            return (later, Array(shared.idleWaiters.values))
+        }
+        for effect in later { run(effect) }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Carries out one effect that leaves memory: the disk, or a task.
+    private func run(_ effect: OutboxState.Effect) {
+        switch effect {
+        case .send(let write, let attempt):
+            // The task keeps the queue (and so the directory's lock) until the try has ended and been applied.
+            owner.run { [self] in
+                let outcome = await send(write.record)
+                apply(.tryEnded(group: write.group, attempt: attempt, outcome: outcome, jitter: .random(in: 0...1)))
+            }
+        case .wake(let group, let number, let wait):
+            let clock = clock
+            owner.run { [self] in
+                do { try await clock.sleep(for: wait) } catch { return }
+                apply(.pauseEnded(group: group, number: number))
+            }
+        case .remove(let sequence):
+            // A removal that fails leaves the file: the write is sent again at the next start, with its key, and
+            // the server answers it from what it stored.
+            try? journal.remove(sequence: sequence)
+        case .settle, .notify:
+            break
+        }
+    }
+
+    /// What the readers of the changes see of `notice`.
+    func change(for notice: OutboxState.Notice) -> OutboxChange {
+        switch notice {
+        case .queued(let write):
+            return .queued(describe(write.record, write.sequence))
+        case .sent(let write, let status):
+            return .sent(describe(write.record, write.sequence), statusCode: status)
+        case .refused(let write, let error):
+            return .refused(describe(write.record, write.sequence), error)
+        case .expired(let write, let age):
+            let described = describe(write.record, write.sequence)
+            let error = EndpointError(
+                .writeExpired,
+                "\(described) waited \(age.readable), past the outbox's maximum age of "
+                    + "\(policy.maximumAge.readable); it never reached the server, and was rolled back",
+                request: described.request
+            )
+            return .expired(described, error)
+        case .unknown(let write, let age):
+            let described = describe(write.record, write.sequence)
+            let error = EndpointError(
+                .writeOutcomeUnknown,
+                "\(described) waited \(age.readable), past the outbox's maximum age of "
+                    + "\(policy.maximumAge.readable), and a try of it may have reached the server without an "
+                    + "answer; the stores that show it ask the server for the model again",
+                request: described.request
+            )
+            return .unknown(described, error)
+        case .paused(let group, let error, let wait, _):
+            return .paused(group: group, error: error, retryIn: wait)
+        case .resumed(let group):
+            return .resumed(group: group)
+        case .stopped(let group):
+            return .stopped(group: group)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import EndpointKitTesting
+import Foundation
+import Testing
+
+@testable import EndpointKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+private struct Note: Codable, Identifiable, Sendable, Equatable {
+    var id: String
+    var text: String
+}
+
+/// What a write keeps of its endpoint, how groups wait apart, and how the stores that show writes come and go.
+@Suite(.timeLimit(.minutes(1)))
+struct OutboxSettingsTests {
+    private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+
+    private static func client(_ stub: StubTransport) -> EndpointClient {
+        // A file URL, were the literal ever unreadable, fails every test: the client refuses it.
+        let base = URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/")
+        return EndpointClient(environment: ServerEnvironment(baseURL: base), transport: stub)
+    }
+
+    private static func save(_ note: Note) -> Endpoint<EndpointKinds.Public, Note> {
+        Endpoint(method: .put, path: "notes/\(note.id)", body: JSONBody(note))
+    }
+
+    @Test("An endpoint's own envelope reads the answer shown; its other settings are kept on disk")
+    func settingsKept() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stub = StubTransport(replies: [.json(#"{"result": {"id": "n1", "text": "as the server has it"}}"#)])
+        let client = Self.client(stub)
+        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
+        let loader = ModelLoader<Note>(client: client) { Endpoint<EndpointKinds.Public, Note>(path: "notes/\($0)") }
+        var endpoint = Self.save(Note(id: "n1", text: "edited"))
+        endpoint.envelope = .networkResponse
+        endpoint.timeout = .seconds(7)
+        endpoint.options.isLogged = false
+
+        try loader.update(Note(id: "n1", text: "edited"), sending: endpoint, through: outbox)
+        let entries = directory.appendingPathComponent("entries")
+        let file = try FileManager.default.contentsOfDirectory(atPath: entries.path).first.map {
+            try String(contentsOf: entries.appendingPathComponent($0), encoding: .utf8)
+        }
+        outbox.resume()
+        let settled = await loader.states(forID: "n1").first { !$0.isWritePending }
+
+        #expect(settled?.value?.text == "as the server has it")
+        #expect(file?.contains(#""isLogged":false"#) == true && file?.contains(#""timeout""#) == true)
+    }
+
+    @Test("A setting a write cannot keep on disk is refused at enqueue, naming it, never dropped", arguments: 0..<4)
+    func unkeptSettingRefused(case index: Int) throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: directory,
+            client: Self.client(StubTransport(replies: [])),
+            startsSending: false
+        )
+        var endpoint = Self.save(Note(id: "n1", text: "a"))
+        let named: String
+        switch index {
+        case 0: (endpoint.decoder, named) = (JSONDecoder(), "decoder")
+        case 1: (endpoint.options.retryPolicy, named) = (RetryPolicy(maxAttempts: 3), "retry policy")
+        case 2: (endpoint.options.isValidated, named) = (false, "isValidated")
+        default: (endpoint.options.cacheDirectives.noStore, named) = (true, "cache directives")
+        }
+
+        let refused = #expect(throws: EndpointError.self) { try outbox.enqueue(endpoint) }
+
+        #expect(refused?.kind == .invalidRequest && refused?.message.contains(named) == true)
+        #expect(outbox.pending.isEmpty)
+    }
+
+    @Test("A pause a group earned ends on its own schedule, not on another group's success")
+    func pausesApart() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stub = StubTransport { request in
+            request.url.path.hasSuffix("/limited") ? .status(503) : .status(200)
+        }
+        var policy = OutboxPolicy()
+        policy.initialBackoff = .seconds(3600)
+        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: Self.client(stub), policy: policy)
+        let changes = outbox.changes()
+
+        try outbox.enqueue(Endpoint<EndpointKinds.Public, Data>(method: .post, path: "limited"), group: "limited")
+        for await change in changes { if case .paused = change { break } }
+        try outbox.enqueue(Endpoint<EndpointKinds.Public, Data>(method: .post, path: "fine"), group: "fine")
+        for await change in changes { if case .sent = change { break } }
+        await outbox.waitUntilIdle()
+
+        #expect(await stub.requests.filter { $0.url?.path.hasSuffix("/limited") == true }.count == 1)
+        #expect(outbox.pending.map(\.group) == ["limited"])
+    }
+
+    @Test("Loaders made one after another each show their write; a store that goes leaves the outbox")
+    func storesComeAndGo() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stub = StubTransport { request in
+            request.method == "PUT" ? .status(204) : .status(404)
+        }
+        let client = Self.client(stub)
+        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
+
+        var shown = 0
+        for index in 0..<200 {
+            let loader = ModelLoader<Note>(client: client) { Endpoint<EndpointKinds.Public, Note>(path: "notes/\($0)") }
+            let note = Note(id: "n\(index)", text: "v\(index)")
+            try loader.update(note, sending: Self.save(note), through: outbox)
+            // Read from the store itself: an observer would start a load that keeps the store a while longer.
+            let state = loader.store.state.withLock { $0.slots[loader.key(note.id)]?.entry.state }
+            if state?.value == note, state?.isWritePending == true { shown += 1 }
+        }
+
+        #expect(shown == 200)
+        #expect(outbox.queue.listenerCount == 0)
+    }
+}
