@@ -138,11 +138,14 @@ private struct EntryWalk {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct ModelEntryPropertyTests {
-    @Test("100,000 random events per seed keep every promise of the store's transition function", arguments: 0..<3)
-    func randomWalk(run: Int) {
-        let given = ProcessInfo.processInfo.environment["EK_ENTRY_SEED"].flatMap { UInt64($0) }
-        let seed = given ?? UInt64.random(in: 1...UInt64.max)
-        print("ModelEntryPropertyTests run \(run) seed \(seed) (rerun with EK_ENTRY_SEED=\(seed))")
+    /// Fixed seeds, the same in every CI run; EK_ENTRY_SEED runs another in their place.
+    @Test(
+        "100,000 random events per seed keep every promise of the store's transition function",
+        arguments: [UInt64(1), 20_261_127, 0xC0FF_EE00]
+    )
+    func randomWalk(seed fixed: UInt64) {
+        let seed = ProcessInfo.processInfo.environment["EK_ENTRY_SEED"].flatMap { UInt64($0) } ?? fixed
+        print("ModelEntryPropertyTests seed \(seed) (rerun with EK_ENTRY_SEED=\(seed))")
         var walk = EntryWalk(random: SeededGenerator(seed: seed))
 
         for index in 0..<100_000 where walk.violations.isEmpty { walk.step(index) }

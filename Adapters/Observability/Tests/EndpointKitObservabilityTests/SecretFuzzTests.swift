@@ -51,7 +51,7 @@ struct SecretFuzzTests {
     func noSecretAnywhere() async throws {
         let seed =
             ProcessInfo.processInfo.environment["EK_OBS_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
+            ?? 20_261_127
         print("SecretFuzzTests seed \(seed) (rerun with EK_OBS_SEED=\(seed))")
         var generator = SeededGenerator(seed: seed)
         let harness = Harness()
