@@ -30,9 +30,18 @@ extension EndpointError: LocalizedError {
         case .tooManyRedirects: sentence = "The server redirected the request too many times"
         case .invalidRequest: sentence = "The request could not be made"
         case .encodingFailed: sentence = "The request's body could not be encoded"
+        // The message names what is missing or where it stopped: the sentence is the message itself.
+        case .modelNotFound, .paginationLoop, .outboxFull, .writeExpired, .writeOutcomeUnknown, Kind("notRecorded"):
+            sentence = Self.sentence(message)
         default: sentence = "The request failed (\(kind))"
         }
         return Self.singleLine(sentence + target + ".")
+    }
+
+    /// `message` as a sentence: its first letter capitalized, no full stop of its own.
+    private static func sentence(_ message: String) -> String {
+        let trimmed = message.hasSuffix(".") ? String(message.dropLast()) : message
+        return trimmed.prefix(1).uppercased() + trimmed.dropFirst()
     }
 
     /// Why: the error's message, with the coding path for a decoding failure; never a secret.

@@ -36,3 +36,20 @@ public enum OutboxChange: Sendable {
     /// ``Outbox/changes()`` starts with one of these for each file set aside when the outbox opened.
     case damaged(file: String)
 }
+
+extension OutboxChange: CustomStringConvertible {
+    /// One readable line: `paused group items for 1.8 s: EndpointError.transportFailed | …`.
+    public var description: String {
+        switch self {
+        case .queued(let write): "queued \(write)"
+        case .sent(let write, let status): "sent \(write): \(status)"
+        case .refused(let write, let error): "refused \(write): \(error)"
+        case .expired(let write, let error): "expired \(write): \(error)"
+        case .unknown(let write, let error): "unknown outcome of \(write): \(error)"
+        case .paused(let group, let error, let wait): "paused group \(group) for \(wait.readable): \(error)"
+        case .resumed(let group): "resumed group \(group)"
+        case .stopped(let group): "stopped group \(group)"
+        case .damaged(let file): "set aside damaged file \(file)"
+        }
+    }
+}

@@ -61,7 +61,7 @@ extension HARTransport {
             guard content.size == 0 else {
                 throw EndpointError(
                     .notRecorded,
-                    "\(summary): its recorded answer holds none of its body's \(content.size) bytes: "
+                    "its recorded answer holds none of its body's \(content.size) bytes: "
                         + (content.comment ?? "they were not kept"),
                     request: summary
                 )

@@ -179,7 +179,7 @@ public final class HARTransport: Transport {
             ? "all \(matches) recorded answers to it were used already"
             : "no recorded entry matches it"
                 + (shown.isEmpty ? " (the recording is empty)" : "; the nearest: " + shown.joined(separator: "; "))
-        throw EndpointError(.notRecorded, "\(summary): \(reason) (\(file.lastPathComponent))", request: summary)
+        throw EndpointError(.notRecorded, "\(reason) in \(file.lastPathComponent)", request: summary)
     }
 }
 

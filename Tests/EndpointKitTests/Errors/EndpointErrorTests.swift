@@ -166,4 +166,19 @@ import FoundationNetworking
         #expect(error.recoverySuggestion == "Try again in 2.5 s.")
         #expect(error.errorDescription == "The server asked to wait before trying again.")
     }
+
+    @Test("localizedDescription of an error whose message names the missing thing says it: the model's ID, the write")
+    func localizedDescriptionNamesWhatIsMissing() {
+        let missing = EndpointError(
+            .modelNotFound,
+            "the batch endpoint's answer has no model with ID 42",
+            request: RequestSummary(method: .get, redactedURL: "https://api.example.com/v1/items?ids=1,42")
+        )
+
+        #expect(
+            missing.localizedDescription
+                == "The batch endpoint's answer has no model with ID 42 (GET https://api.example.com/v1/items?ids=1,42)."
+        )
+        #expect(EndpointError(.writeExpired, "a write waited 8 days").localizedDescription == "A write waited 8 days.")
+    }
 }

@@ -63,4 +63,12 @@ import Testing
         #expect(policy.backoff(afterFailures: 60, retryAfter: nil, jitter: 7) == .seconds(8))
         #expect(policy.backoff(afterFailures: 1, retryAfter: .seconds(30), jitter: 1) == .seconds(30))
     }
+
+    @Test("A change reads as one line, its wait rounded with its unit")
+    func changeDescription() {
+        let error = EndpointError(.transportFailed, "no network")
+        let paused = OutboxChange.paused(group: "items", error: error, retryIn: .milliseconds(1_811.633_210))
+
+        #expect(paused.description == "paused group items for 1.8 s: EndpointError.transportFailed | no network")
+    }
 }

@@ -118,4 +118,30 @@ struct OutboxSettingsTests {
         #expect(shown == 200)
         #expect(outbox.queue.listenerCount == 0)
     }
+
+    @Test("A client's Retry step does not multiply the outbox's tries: each try is one request, then the backoff")
+    func oneBackoffPerTry() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stub = StubTransport(replies: [.connectionLost(), .status(200)])
+        let base = URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/")
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: base),
+            transport: stub,
+            middleware: [Retry(RetryPolicy(maxAttempts: 3))]
+        )
+        var policy = OutboxPolicy()
+        policy.initialBackoff = .milliseconds(1)
+        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, policy: policy)
+        let changes = outbox.changes()
+
+        try outbox.enqueue(Self.save(Note(id: "n1", text: "a")))
+        var seen: [String] = []
+        for await change in changes {
+            seen.append("\(change)".components(separatedBy: " ")[0])
+            if case .sent = change { break }
+        }
+
+        #expect(seen == ["queued", "paused", "resumed", "sent"])
+        #expect(await stub.requests.count == 2)
+    }
 }
