@@ -1,3 +1,5 @@
+import Foundation
+
 /// One model's entry in a ``ModelLoader``'s store, as a value, and every change to it as one pure transition:
 /// `entry.apply(event, now:)` changes the entry and returns the effects for the store to carry out (wake the
 /// observers, save a confirmed value, fetch again) and the answer the caller waits for.
@@ -24,6 +26,9 @@ struct ModelEntry<Model: Sendable>: Sendable {
     var confirmedValue: Model?
     /// Optimistic writes whose requests have not ended.
     var pending = 0
+    /// Until when an outbox holds the pending writes back (their group is paused: no network, a server's wait);
+    /// `nil` while they are on their way.
+    var writeWaitsUntil: Date?
     /// Counts writes (puts, optimistic updates, rollbacks): a load that began under another count is older.
     var writes: UInt64 = 0
     /// Counts invalidations: a load that began under another count read what the invalidation declared stale.
@@ -54,6 +59,8 @@ struct ModelEntry<Model: Sendable>: Sendable {
         case invalidated
         /// A value written: a put (`confirmed`), or an optimistic write, which stays pending until it settles.
         case written(Model?, confirmed: Bool)
+        /// An outbox holds the pending writes back until a time, or (`nil`) sends them again.
+        case writeWaiting(until: Date?)
         /// The optimistic write numbered `write` ended.
         case writeSettled(write: UInt64, outcome: WriteOutcome, previous: Model?)
         /// An observer came or left.
@@ -130,6 +137,7 @@ struct ModelEntry<Model: Sendable>: Sendable {
     var state: ModelState<Model> {
         var state = ModelState(value: value, isLoading: isLoading, error: error)
         state.isWritePending = pending > 0
+        state.writeWaitsUntil = pending > 0 ? writeWaitsUntil : nil
         state.revision = revision
         return state
     }
@@ -174,6 +182,11 @@ struct ModelEntry<Model: Sendable>: Sendable {
             }
             changes += 1
             effects.writeNumber = writes
+        case .writeWaiting(let until) where pending > 0 && writeWaitsUntil != until:
+            writeWaitsUntil = until
+            changes += 1
+        case .writeWaiting:
+            break
         case .writeSettled(let write, let outcome, let previous):
             effects.confirmed = settle(write: write, outcome: outcome, previous: previous, now: now)
             if case .unknown = outcome { effects.refetches = invalidate() }
@@ -238,6 +251,7 @@ struct ModelEntry<Model: Sendable>: Sendable {
     /// shown only when no newer write came since; observers learn either way that it no longer waits.
     private mutating func settle(write: UInt64, outcome: WriteOutcome, previous: Model?, now: Duration) -> Model? {
         pending = max(0, pending - 1)
+        if pending == 0 { writeWaitsUntil = nil }
         changes += 1
         guard writes == write else { return nil }
         writes += 1

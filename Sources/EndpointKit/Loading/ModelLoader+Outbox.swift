@@ -84,6 +84,7 @@ where Model.ID: Sendable {
     // Unchecked because of `store`: written once, in `init`, before the listener is shared; weak references are
     // read atomically. Everything else is immutable or locked.
     private struct Shown {
+        var group: String
         var id: Model.ID
         var key: LoadKey<Model.ID>
         var write: UInt64
@@ -116,7 +117,9 @@ where Model.ID: Sendable {
         let key = key(model.id)
         let previous = store.value(for: key)
         let write = store.write(model, for: key, id: model.id, confirmed: false)
-        shown.withLock { $0[sequence] = Shown(id: model.id, key: key, write: write, previous: previous) }
+        shown.withLock {
+            $0[sequence] = Shown(group: record.group, id: model.id, key: key, write: write, previous: previous)
+        }
     }
 
     func settle(_ record: OutboxRecord, sequence: UInt64, _ settlement: OutboxState.Settlement) {
@@ -131,5 +134,11 @@ where Model.ID: Sendable {
         if store.settle(shown.key, write: shown.write, outcome: outcome, previous: shown.previous) {
             refetch(shown.id, shown.key)
         }
+    }
+
+    func group(_ group: String, waitsUntil until: Date?) {
+        guard let store else { return }
+        let keys = shown.withLock { shown in Set(shown.values.filter { $0.group == group }.map(\.key)) }
+        for key in keys { store.writeWaiting(key, until: until) }
     }
 }

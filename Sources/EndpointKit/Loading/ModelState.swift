@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a ``ModelLoader`` knows of one model at a moment: its value, whether a load is under way, and how the last
 /// one failed. Not exclusive: "showing the stored value while loading" is a value with `isLoading`, and "the last
 /// refresh failed, here is the value we have" a value with an `error`.
@@ -15,6 +17,12 @@ public struct ModelState<Model: Sendable>: Sendable {
     /// Whether an optimistic write (``ModelLoader/update(_:sending:)``) of the model waits for the server's answer:
     /// the value on show is not confirmed yet, and may be rolled back.
     public var isWritePending = false
+    /// Until when an ``Outbox`` holds the pending write back: its group is paused (no network, a server's
+    /// `Retry-After`, a failure that may pass) and tries again then. `nil` while the write is on its way or queued
+    /// behind earlier ones, and when no write is pending.
+    ///
+    ///     if let until = state.writeWaitsUntil { badge("Waiting for the network, next try at \(until)") }
+    public var writeWaitsUntil: Date?
     /// How the last load failed, until one succeeds; a failed load never replaces ``value``.
     public var error: EndpointError? {
         get { failure?.error }

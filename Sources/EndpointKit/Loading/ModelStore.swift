@@ -199,6 +199,12 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
         apply(.written(model, confirmed: confirmed), to: key, id: id).writeNumber ?? 0
     }
 
+    /// Notes that an outbox holds the pending writes of `key` back until `until`, or (`nil`) sends them again.
+    func writeWaiting(_ key: Key, until: Date?) {
+        guard let id = state.withLock({ $0.slots[key]?.id }) else { return }
+        apply(.writeWaiting(until: until), to: key, id: id, isUse: false)
+    }
+
     /// Ends the optimistic write numbered `write` (see ``ModelEntry``): its outcome is shown only when no newer
     /// write came since, and a rollback shows the latest value the server confirmed, or `previous`. Returns whether
     /// the loader must fetch the model again now (an unknown outcome, with someone observing it).

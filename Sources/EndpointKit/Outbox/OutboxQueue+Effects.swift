@@ -16,6 +16,7 @@ extension OutboxQueue {
                         listener.settle(write.record, sequence: write.sequence, settlement)
                     }
                 case .notify(let notice):
+                    tellStores(notice)
                     let change = change(for: notice)
                     for subscriber in shared.subscribers.values { subscriber.yield(change) }
                 case .send, .remove, .wake:
@@ -28,6 +29,19 @@ extension OutboxQueue {
         }
         for effect in later { run(effect) }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Tells the stores that show writes when a group starts or stops waiting.
+    private func tellStores(_ notice: OutboxState.Notice) {
+        let waits: (group: String, until: Date?)
+        switch notice {
+        case .paused(let group, _, _, let until): waits = (group, until)
+        case .resumed(let group): waits = (group, nil)
+        default: return
+        }
+        for listener in listeners.withLock({ $0.values.flatMap(\.values) }) {
+            listener.group(waits.group, waitsUntil: waits.until)
+        }
     }
 
     /// Carries out one effect that leaves memory: the disk, or a task.

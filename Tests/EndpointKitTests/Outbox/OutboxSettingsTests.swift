@@ -144,4 +144,34 @@ struct OutboxSettingsTests {
         #expect(seen == ["queued", "paused", "resumed", "sent"])
         #expect(await stub.requests.count == 2)
     }
+
+    @Test("A loader's state tells a write waiting for the network, and until when, from one on its way")
+    func waitingWriteShown() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let puts = Locked(0)
+        let stub = StubTransport { request in
+            guard request.method == "PUT" else { return .status(404) }
+            return puts.withLock { count in
+                count += 1
+                return count == 1 ? .connectionLost() : .status(204)
+            }
+        }
+        let client = Self.client(stub)
+        var policy = OutboxPolicy()
+        (policy.initialBackoff, policy.maximumBackoff) = (.seconds(3600), .seconds(3600))
+        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, policy: policy)
+        let loader = ModelLoader<Note>(client: client) { Endpoint<EndpointKinds.Public, Note>(path: "notes/\($0)") }
+        let note = Note(id: "n1", text: "offline edit")
+        let before = Date()
+
+        try loader.update(note, sending: Self.save(note), through: outbox)
+        let waiting = await loader.states(forID: "n1").first { $0.writeWaitsUntil != nil }
+        outbox.resume()
+        let settled = await loader.states(forID: "n1").first { !$0.isWritePending }
+
+        let until = try #require(waiting?.writeWaitsUntil)
+        #expect(waiting?.isWritePending == true && waiting?.value == note)
+        #expect(until >= before.addingTimeInterval(1800) && until <= Date().addingTimeInterval(3600))
+        #expect(settled?.writeWaitsUntil == nil && settled?.value == note)
+    }
 }
