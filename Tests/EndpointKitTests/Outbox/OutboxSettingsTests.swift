@@ -31,7 +31,10 @@ struct OutboxSettingsTests {
     @Test("An endpoint's own envelope reads the answer shown; its other settings are kept on disk")
     func settingsKept() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let stub = StubTransport(replies: [.json(#"{"result": {"id": "n1", "text": "as the server has it"}}"#)])
+        let stub = StubTransport { request in
+            // A GET is an observer's load; the answer that matters is the PUT's.
+            request.method == "PUT" ? .json(#"{"result": {"id": "n1", "text": "as the server has it"}}"#) : .status(404)
+        }
         let client = Self.client(stub)
         let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
         let loader = ModelLoader<Note>(client: client) { Endpoint<EndpointKinds.Public, Note>(path: "notes/\($0)") }
