@@ -1,3 +1,5 @@
+import Foundation
+
 /// Gathers the IDs asked for within a ``ModelBatch``'s window and sends them together, in requests of at most
 /// its maximum size, sent at once; each caller gets its own model or its own error.
 ///
@@ -128,6 +130,9 @@ final class ModelBatcher<Model: Identifiable & Sendable>: Sendable where Model.I
             if seen.insert(key).inserted { ids.append(pending.id) }
             if pending.revalidate { revalidating.insert(key) }
         }
+        // One order for one set of IDs, whoever asked first: the batch's URL (its cache key, its recording)
+        // is the same in every process.
+        ids.sort { String(describing: $0).compare(String(describing: $1), options: .numeric) == .orderedAscending }
         let chunks = stride(from: 0, to: ids.count, by: maximumSize).map {
             Array(ids[$0..<min($0 + maximumSize, ids.count)])
         }

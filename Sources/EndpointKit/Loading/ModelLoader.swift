@@ -180,11 +180,13 @@ public struct ModelLoader<Model: Identifiable & Decodable & Sendable>: Sendable 
     ///     let results = await loader.loadModelResults(withIDs: [1, 2, 3])
     ///     let loaded = results.compactMap { try? $0.get() }
     public func loadModelResults(withIDs ids: [Model.ID]) async -> [Result<Model, EndpointError>] {
-        var unique: [LoadKey<Model.ID>: Model.ID] = [:]
-        for id in ids { unique[key(id)] = id }
+        // In the caller's order, each once: a dictionary's order changes from process to process.
+        var seen: Set<LoadKey<Model.ID>> = []
         var loaded: [LoadKey<Model.ID>: Result<Model, EndpointError>] = [:]
         var missing: [(key: LoadKey<Model.ID>, id: Model.ID)] = []
-        for (key, id) in unique {
+        for id in ids {
+            let key = key(id)
+            guard seen.insert(key).inserted else { continue }
             if let fresh = store.freshValue(for: key) {
                 loaded[key] = .success(fresh)
             } else {

@@ -372,6 +372,26 @@ where S.Element: Sendable {
         #expect(await server.requests.count == 3, "all fresh: nothing sent")
     }
 
+    @Test("A batch sends its IDs in one order, numbers by value, whatever order they were asked in")
+    func batchOrder() async throws {
+        let client = EndpointClient(environment: Fixture.environment, transport: server.transport, cache: nil)
+        let loader = ModelLoader<Item>(
+            client: client,
+            batch: ModelBatch(maximumSize: 100) { (ids: [Int]) -> Endpoint<EndpointKinds.Public, [Item]> in
+                Endpoint(
+                    path: "items",
+                    queryItems: [URLQueryItem(name: "ids", value: ids.map(String.init).joined(separator: ","))]
+                )
+            }
+        )
+
+        _ = await loader.loadModelResults(withIDs: [12, 3, 10, 1, 7, 3])
+
+        let sent = await server.requests
+        #expect(sent.count == 1)
+        #expect(sent.first?.query == "ids=1%2C3%2C7%2C10%2C12")
+    }
+
     @Test("1,000 IDs from 1,000 tasks within one window, batches of 100: exactly 10 requests")
     func thousandInOneWindow() async throws {
         let client = EndpointClient(
