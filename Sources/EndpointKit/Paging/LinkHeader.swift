@@ -32,6 +32,8 @@ enum LinkHeader {
             return URL(string: anchor, relativeTo: base)?.absoluteURL == base?.absoluteURL
         }
         guard let link = found else { return nil }
+        // An empty reference is the base itself, less its fragment (RFC 3986 §5.2), which Foundation does not read.
+        if link.target.isEmpty, let base { return Self.removingFragment(base) }
         guard let target = URL(string: link.target, relativeTo: base)?.absoluteURL, target.scheme != nil else {
             throw EndpointError(
                 .decodingFailed,
@@ -40,6 +42,13 @@ enum LinkHeader {
             )
         }
         return target
+    }
+
+    /// `url` without its fragment.
+    private static func removingFragment(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url.absoluteURL, resolvingAgainstBaseURL: false) else { return url }
+        components.fragment = nil
+        return components.url ?? url
     }
 
     /// The links of one field value: `<uri>; name=value; name="quoted, value", <uri2>; …`.

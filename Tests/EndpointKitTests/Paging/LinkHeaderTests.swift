@@ -56,6 +56,11 @@ import Testing
             fields: [#"<https://api.test/a>; rel="prev"; rel="next""#],
             next: nil
         ),
+        Case(
+            name: "An empty reference is the URL that answered (RFC 3986 §5.2)",
+            fields: [#"<>; rel="next""#],
+            next: "https://api.test/v1/items?page=1"
+        ),
         Case(name: "No next link", fields: [#"<https://api.test/a>; rel="prev""#], next: nil),
         Case(name: "Garbage", fields: ["next", "<unterminated; rel=next", ""], next: nil),
     ]

@@ -95,6 +95,21 @@ private func pagedServer(
         #expect(ids == [1, 2, 5, 6])
     }
 
+    @Test("A page whose next link is empty (<>, the page itself) ends the pages with paginationLoop")
+    func emptyNextLink() async throws {
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: pagedServer { _ in "<>; rel=next" },
+            cache: nil
+        )
+        var pages = 0
+        let error = await #expect(throws: EndpointError.self) {
+            for try await _ in client.pages(for: feed, next: .link) { pages += 1 }
+        }
+        #expect(error?.kind == .paginationLoop)
+        #expect(pages == 1)
+    }
+
     @Test("A next link seen before ends the pages with paginationLoop, after the pages before it")
     func loop() async throws {
         let client = EndpointClient(
