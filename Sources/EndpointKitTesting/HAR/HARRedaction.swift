@@ -37,8 +37,13 @@ public struct HARRedaction: Sendable {
 
     func isSensitive(header name: HTTPHeaders.Name) -> Bool { name.isSensitive || sensitiveHeaders.contains(name) }
 
+    /// Whether a body field (a JSON member, a form field) holds a credential: the built-in query names, except
+    /// `key`, which names an API key in a query string but as often a cache or idempotency key in a body, plus the
+    /// names the client adds. A credential sent elsewhere in the exchange is still replaced wherever it appears.
     func isSensitive(field name: String) -> Bool {
-        URLQueryItem(name: name, value: nil).isSensitive || sensitiveQueryNames.contains(Self.folded(name))
+        let folded = Self.folded(name)
+        return (URLQueryItem(name: name, value: nil).isSensitive && folded != "key")
+            || sensitiveQueryNames.contains(folded)
     }
 
     /// `headers` with secret values replaced, and the values that were replaced (with a scheme's token alone).

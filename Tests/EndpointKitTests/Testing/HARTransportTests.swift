@@ -113,6 +113,29 @@ struct HARTransportTests {
         #expect(requests.first?.queryString.map(\.value) == ["<redacted>", "1"])
     }
 
+    @Test("A body member named key that holds no secret is recorded as it is, and replayed as the server sent it")
+    func nonSecretKeyKept() async throws {
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (recorder, endpoint) = (
+            try HARTransport(
+                file: file,
+                mode: .record,
+                live: StubTransport(replies: [.json(#"{"key": "har-retry"}"#)])
+            ),
+            Endpoint<EndpointKinds.Public, [String: String]>(path: "cache-entry")
+        )
+        _ = try await EndpointClient(environment: Fixture.environment, transport: recorder, cache: nil).response(
+            for: endpoint
+        )
+        try recorder.save()
+
+        let replay = try HARTransport(file: file, mode: .replay)
+        let replayed = try await EndpointClient(environment: Fixture.environment, transport: replay, cache: nil)
+            .response(for: endpoint)
+
+        #expect(replayed == ["key": "har-retry"])
+    }
+
     @Test("Record missing: recorded answers are replayed, a miss goes live and joins the file")
     func recordMissing() async throws {
         defer { try? FileManager.default.removeItem(at: file) }
