@@ -36,6 +36,9 @@ public protocol HopInstrument: Sendable {
 public protocol HopTracker: Sendable {
     /// The response head arrived.
     func headReceived(statusCode: Int, headers: HTTPHeaders)
+    /// The response head arrived over HTTP `protocolVersion` (`"1.1"`, `"2"`), when the transport knows it. By
+    /// default, ``headReceived(statusCode:headers:)``.
+    func headReceived(statusCode: Int, headers: HTTPHeaders, protocolVersion: String?)
     /// The request ended, after its body (or, for a streamed body, its head): `record` holds the outcome.
     func ended(_ record: ExchangeRecord)
 }
@@ -104,5 +107,12 @@ public struct ExchangeStart: Sendable {
         self.hop = hop
         self.resendCount = resendCount
         self.context = context
+    }
+}
+
+extension HopTracker {
+    /// Calls ``headReceived(statusCode:headers:)``: a tracker that has no use for the version need not read it.
+    public func headReceived(statusCode: Int, headers: HTTPHeaders, protocolVersion: String?) {
+        headReceived(statusCode: statusCode, headers: headers)
     }
 }

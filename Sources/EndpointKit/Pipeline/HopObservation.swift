@@ -109,7 +109,13 @@ struct HopObservation {
     mutating func headArrived(_ response: TransportResponse, for request: TransportRequest) {
         call?.headArrived(response.headReceivedAt)
         statusCode = response.statusCode
-        for tracker in trackers { tracker.headReceived(statusCode: response.statusCode, headers: response.headers) }
+        for tracker in trackers {
+            tracker.headReceived(
+                statusCode: response.statusCode,
+                headers: response.headers,
+                protocolVersion: response.protocolVersion
+            )
+        }
         call?.emit(
             .responseReceived(attempt: attempt, request: redactor.summary(of: request), statusCode: response.statusCode)
         )

@@ -11,7 +11,8 @@ enum Redaction {
     static let sensitiveQueryNames: Set<String> = [
         "token", "accesstoken", "refreshtoken", "idtoken", "authtoken", "privatetoken", "sessiontoken", "jwt",
         "apikey", "key", "secret", "clientsecret", "password", "passwd", "signature", "sig", "auth", "authorization",
-        "code", "session", "sessionid", "xamzsignature", "xamzcredential", "xamzsecuritytoken",
+        "code", "session", "sessionid", "xamzsignature", "xamzcredential", "xamzsecuritytoken", "awsaccesskeyid",
+        "xgoogsignature", "xgoogcredential",
     ]
 
     /// `name` folded for comparison: lowercased, without `-` and `_`.
@@ -84,8 +85,9 @@ struct Redactor: Sendable {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return "<an unreadable URL>"
         }
-        if components.percentEncodedUser != nil { components.percentEncodedUser = "redacted" }
-        if components.percentEncodedPassword != nil { components.percentEncodedPassword = "redacted" }
+        // `REDACTED`, as OpenTelemetry's HTTP conventions write a URL's hidden parts.
+        if components.percentEncodedUser != nil { components.percentEncodedUser = "REDACTED" }
+        if components.percentEncodedPassword != nil { components.percentEncodedPassword = "REDACTED" }
         if components.percentEncodedFragment != nil { components.percentEncodedFragment = "REDACTED" }
         if let query = components.percentEncodedQuery {
             components.percentEncodedQuery = redactedQuery(query)

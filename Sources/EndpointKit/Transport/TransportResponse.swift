@@ -19,6 +19,9 @@ public struct TransportResponse: Sendable {
     /// ``Transport/send(_:options:)`` returned. A transport that collects the body before returning should set
     /// it, so that ``Response/timeToFirstByte`` does not include the body.
     public var headReceivedAt: ContinuousClock.Instant?
+    /// The HTTP version that carried the response, as OpenTelemetry's `network.protocol.version` writes it
+    /// (`"1.1"`, `"2"`), when the transport knows it; `nil` otherwise (URLSession on Linux does not say).
+    public var protocolVersion: String?
     /// Where the response came from: the transport, or the client's cache.
     var source = ResponseSource.network
 

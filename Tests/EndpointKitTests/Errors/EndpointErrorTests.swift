@@ -139,6 +139,22 @@ import FoundationNetworking
         #expect(!summary.description.contains("hunter2"))
         #expect(!summary.description.contains("abc"))
         #expect(summary.description.contains("q=1"))
+        // As OpenTelemetry's HTTP conventions write a URL's hidden parts.
+        #expect(summary.redactedURL == "https://REDACTED:REDACTED@api.test/x?token=REDACTED&q=1")
+    }
+
+    @Test(
+        "The signatures of presigned URLs (AWS, Google Cloud) are redacted",
+        arguments: [
+            "AWSAccessKeyId", "Signature", "X-Goog-Signature", "X-Goog-Credential", "X-Amz-Signature", "sig",
+        ]
+    )
+    func presignedURLRedacted(name: String) throws {
+        let url = try #require(URL(string: "https://bucket.test/object?\(name)=s3cr3t&Expires=1700000000"))
+
+        let summary = RequestSummary(URLRequest(url: url))
+
+        #expect(summary.redactedURL == "https://bucket.test/object?\(name)=REDACTED&Expires=1700000000")
     }
 
     @Test("localizedDescription, what an app shows in an alert, says what failed and to which request, without a token")

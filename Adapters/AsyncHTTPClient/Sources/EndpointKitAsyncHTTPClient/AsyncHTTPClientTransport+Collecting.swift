@@ -93,6 +93,7 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, Sendable {
         var statusCode = 0
         var headers = EndpointKit.HTTPHeaders()
         var headReceivedAt: ContinuousClock.Instant?
+        var protocolVersion: String?
         var collector: BodyCollector?
         var idleTimer: Scheduled<Void>?
     }
@@ -129,6 +130,7 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, Sendable {
                 state.statusCode = Int(head.status.code)
                 state.headers = headers
                 state.headReceivedAt = .now
+                state.protocolVersion = AsyncHTTPClientTransport.protocolVersion(head.version)
                 state.collector = collector
             }
         } catch {
@@ -162,6 +164,7 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, Sendable {
                 data: state.collector?.take() ?? Data()
             )
             response.headReceivedAt = state.headReceivedAt
+            response.protocolVersion = state.protocolVersion
             return response
         }
     }

@@ -38,6 +38,11 @@ extension AsyncHTTPClientTransport {
         return .stream(chunks, length: length)
     }
 
+    /// `version` as OpenTelemetry's `network.protocol.version` writes it: `"1.1"`, `"2"`.
+    static func protocolVersion(_ version: HTTPVersion) -> String {
+        version.minor == 0 && version.major >= 2 ? "\(version.major)" : "\(version.major).\(version.minor)"
+    }
+
     /// The response's header fields, in order, repeated names kept.
     static func headers(from headers: NIOHTTP1.HTTPHeaders) -> EndpointKit.HTTPHeaders {
         EndpointKit.HTTPHeaders(headers.map { EndpointKit.HTTPHeaders.Field(name: .init($0.name), value: $0.value) })

@@ -131,6 +131,7 @@ public final class AsyncHTTPClientTransport: Transport {
             body: body
         )
         transportResponse.headReceivedAt = headReceivedAt
+        transportResponse.protocolVersion = Self.protocolVersion(response.version)
         return transportResponse
     }
 

@@ -16,7 +16,13 @@ struct HopSpan: HopTracker {
     let trace: TraceParent?
 
     func headReceived(statusCode: Int, headers: HTTPHeaders) {
-        if let span { SemanticConventions.record(statusCode: statusCode, on: span) }
+        headReceived(statusCode: statusCode, headers: headers, protocolVersion: nil)
+    }
+
+    func headReceived(statusCode: Int, headers: HTTPHeaders, protocolVersion: String?) {
+        guard let span else { return }
+        SemanticConventions.record(statusCode: statusCode, on: span)
+        if let protocolVersion { span.attributes[SemanticConventions.protocolVersion] = protocolVersion }
     }
 
     func ended(_ record: ExchangeRecord) {

@@ -41,6 +41,8 @@ struct CallScenarioTests {
         #expect(Harness.attribute("http.response.status_code", of: hop) == "200")
         #expect(Harness.attribute("error.type", of: hop) == nil)
         #expect(Harness.attribute("http.request.resend_count", of: hop) == nil)
+        // AsyncHTTPClient says which HTTP version answered; URLSession on Linux does not, and nothing is made up.
+        #expect(Harness.attribute("network.protocol.version", of: hop) == (kind == .asyncHTTPClient ? "1.1" : nil))
         #expect(hop.status == nil && call.status == nil)
         // The bootstrapped instrument (here the in-memory one) wrote the client span's context into the request.
         #expect(echo.headers["In-Memory-Trace-Id"] == hop.traceID)
