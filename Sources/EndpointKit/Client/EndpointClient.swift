@@ -15,7 +15,7 @@ import FoundationNetworking
 /// task cancels the transfer.
 ///
 /// ## The verbs
-/// Six, each named for what it returns, all taking the same endpoint and request data:
+/// Seven, each named for what it returns, all taking the same endpoint and request data:
 /// - ``response(for:using:)``: the decoded value;
 /// - ``exchange(for:using:)``: the decoded value with its response (``Response``: status, headers, URL,
 ///   attempts, timings);
@@ -24,6 +24,7 @@ import FoundationNetworking
 /// - ``stream(for:using:)->StreamedResponse``: the body as it arrives: bytes and lines (``StreamedResponse``),
 ///   JSON Lines, or Server-Sent Events, as the endpoint's response type says;
 /// - ``download(for:using:to:)``: the body written to a file, resumable;
+/// - ``pages(for:using:next:)``: a paged list, page by page, each next page found by a ``NextPage`` rule;
 /// - ``curlCommand(for:using:revealingSecrets:)``: the request as a `curl` command, sent nowhere.
 public struct EndpointClient: Sendable {
     /// Where requests go.

@@ -17,21 +17,25 @@ import Foundation
 ///   restarts. A server that keeps the IETF draft applies it once however often it comes; one that does not may
 ///   apply a write twice when an answer was lost (at least once).
 /// - **Ordered**: the writes of a group go out one at a time, in the order they were queued; groups go in
-///   parallel.
-/// - **Offline**: a failure that may pass (no network, a timeout, 5xx, 408, 429, a 409 with `Retry-After`) pauses
-///   the group with backoff, keeping its writes in order; it resumes after its wait, on the next success of any
-///   group (unless the server set the wait with `Retry-After`), on ``resume()``, or at the next start.
+///   parallel. Writes queued without a group share one ordered stream (``OutboxWrite/defaultGroup``).
+/// - **Offline**: a failure that may pass (no network, a timeout, 5xx, 408, 429, a 409 with `Retry-After`, a try
+///   cancelled by something other than the outbox) pauses the group with its own backoff, keeping its writes in
+///   order; it resumes after its wait, on ``resume()``, or at the next start.
+/// - **Unknown is not refused**: a write a try of which may have reached the server is sent again through 409s
+///   ("in progress") until the server answers it; past its age it ends as ``OutboxChange/unknown(_:_:)``, and the
+///   stores that show it ask the server again instead of rolling it back.
 /// - **Refusals** (any other 4xx) take the write off the queue, roll back its value in the stores that show it,
 ///   and reach ``changes()`` as ``OutboxChange/refused(_:_:)``; the group goes on, or stops, as
 ///   ``OutboxPolicy/onRefusal`` says.
 /// - **Bounded**: ``OutboxPolicy/maximumCount``, ``OutboxPolicy/maximumSize`` and ``OutboxPolicy/maximumAge``;
-///   a write past the first two is refused when queued, one past its age fails as expired. None is dropped without
-///   a change saying so.
+///   a write past the first two is refused when queued, one past its age that never reached the server fails as
+///   expired. None is dropped without a change saying so.
 ///
 /// Sending starts when the outbox is made (or on ``resume()``, with `startsSending: false`), with the writes a
-/// last run left, and stops when it goes (a write on its way is cancelled, and stays queued). Every method may be
-/// called from any task at once. One outbox at a time may open a directory, in any process: a second fails with
-/// ``EndpointError/Kind/invalidRequest``.
+/// last run left, and stops when it goes or ``close()`` is called (a write on its way is cancelled, and stays
+/// queued). Every method may be called from any task at once. One outbox at a time may open a directory, in any
+/// process, and the directory stays locked until the last try of an outbox that went has ended: a second fails
+/// with ``EndpointError/Kind/invalidRequest``.
 public final class Outbox<Kind: EndpointKind>: Sendable {
     /// The directory the writes are kept in.
     public let directory: URL

@@ -17,14 +17,15 @@ import FoundationNetworking
 ///         }
 ///     }
 ///
-/// The whole path from a prepared request to a response, in the order a call takes it (this folder holds
-/// every step):
+/// The whole path from a prepared request to a response, in the order a call takes it (the engine's steps are in
+/// `Pipeline/`; the cache's in `Caching/`, the transport's in `Transport/`):
 /// 1. the client's ``EndpointClient/middleware``, in array order, the first outermost;
 /// 2. the attempt: numbered (every send counts, whoever asked for it), reported to observers, and timed by
 ///    one deadline (``RequestContext/timeout``) that covers all of its redirect hops and its whole body;
 /// 3. before the first hop only, the check that a kind needing credentials got them from a middleware;
-/// 4. for every hop, the check of the method and every header, whatever set them; then the transport, and
-///    the body read up to the call's size limit;
+/// 4. for every hop, the ``HTTPCache`` (a fresh stored response ends the hop; a stale one makes the request
+///    conditional), then the check of the method and every header as they go on the wire, whatever set them;
+///    then the transport, and the body read up to the call's size limit;
 /// 5. the redirects, followed by the ``RedirectPolicy``, which strips credentials when the origin changes;
 /// 6. the client's ``EndpointClient/validators`` on the final response, whose "send again" starts a new
 ///    attempt through step 1 on the same counter and clock.
