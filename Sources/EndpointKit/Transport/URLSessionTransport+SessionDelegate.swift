@@ -13,62 +13,10 @@ extension URLSessionTransport {
     /// about redirects, follows redirects by itself for tasks with a completion handler, calls per-task data
     /// callbacks unreliably, and has no `bytes(for:)`.
     final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-        /// One task's state. A class, so the delegate callbacks change it in place under the lock.
-        private final class Exchange {
-            var caller: CheckedContinuation<TransportResponse, any Error>?
-            /// Where a streamed body goes; `nil` when the caller reads the whole body, which is collected here.
-            let body: BodyChannel?
-            /// Set when the caller reads the whole body: it is collected here and handed over complete.
-            let wholeBodyLimit: Int?
-            let isHead: Bool
-            /// Whether the deadline still runs once a streamed body's head has been handed over.
-            let timeoutCoversBody: Bool
-            /// Where a streamed body goes, from its head; see ``ResponseBodyHandling/write(to:)``.
-            let bodySink: BodySink?
-            let uploadProgress: (@Sendable (Int64, Int64?) -> Void)?
-            let finished: @Sendable () -> Void
-            var response: HTTPURLResponse?
-            /// Whether an authentication challenge was declined, so that the 401 it came with is the answer.
-            var declinedChallenge = false
-            /// The head's headers, converted once.
-            var headers = HTTPHeaders()
-            var headReceivedAt: ContinuousClock.Instant?
-            /// The whole body, collected as it arrives when the caller reads it whole; made when the head arrives.
-            var collector: BodyCollector?
-            var announcedLength: Int?
-            var received = 0
-            var deadline: DeadlineScheduler.Token?
-            let idleTimeout: (seconds: TimeInterval, setting: String)
+        typealias Caller = CheckedContinuation<TransportResponse, any Error>
 
-            init(
-                caller: CheckedContinuation<TransportResponse, any Error>,
-                body: BodyChannel?,
-                request: TransportRequest,
-                options: TransportOptions,
-                finished: @escaping @Sendable () -> Void
-            ) {
-                self.caller = caller
-                self.body = body
-                isHead = request.method == .head
-                switch options.body {
-                case .collect(let limit):
-                    wholeBodyLimit = limit
-                    bodySink = nil
-                case .stream:
-                    wholeBodyLimit = nil
-                    bodySink = nil
-                case .write(let sink):
-                    wholeBodyLimit = nil
-                    bodySink = sink
-                }
-                timeoutCoversBody = options.timeoutCoversBody
-                uploadProgress = options.uploadProgress
-                idleTimeout = URLSessionTransport.idleTimeout(of: options)
-                self.finished = finished
-            }
-        }
-
-        private let exchanges = Locked([Int: Exchange]())
+        /// Each running task's exchange, by task identifier: changed only by its transitions, one per callback.
+        private let exchanges = Locked([Int: Exchange<Caller>]())
 
         /// Starts `task`, which sends `request`, and returns its response: as soon as the head arrives, with the
         /// body streaming into the response's ``ResponseBody``; or, when the options collect the body, once the
@@ -97,10 +45,7 @@ extension URLSessionTransport {
                     }
                     let exchange = Exchange(
                         caller: continuation,
-                        body: body,
-                        request: request,
-                        options: options,
-                        finished: finished
+                        settings: Self.settings(for: request, options: options, body: body, finished: finished)
                     )
                     let registered = exchanges.withLock { exchanges -> Bool in
                         if Task.isCancelled { return false }
@@ -119,21 +64,41 @@ extension URLSessionTransport {
                         let deadline = DeadlineScheduler.shared.schedule(after: timeout) { [weak self] in
                             self?.expire(task, after: timeout)
                         }
-                        exchanges.withLock { _ in exchange.deadline = deadline }
+                        exchanges.withLock { $0[id]?.deadline = deadline }
                     }
                     task.resume()
                 }
             } onCancel: {
-                let caller = exchanges.withLock { exchanges -> CheckedContinuation<TransportResponse, any Error>? in
-                    defer { exchanges[id]?.caller = nil }
-                    return exchanges[id]?.caller
-                }
+                let caller = exchanges.withLock { $0[id]?.release() }
                 caller?.resume(
                     throwing: EndpointError(.cancelled, "the task was cancelled while waiting for the response")
                 )
                 // Released first, torn down after: cancelling a URLSessionTask can take a while on Linux.
                 if caller != nil { Self.stop(task) }
             }
+        }
+
+        /// What the exchange of `request` keeps of it and of `options`.
+        private static func settings(
+            for request: TransportRequest,
+            options: TransportOptions,
+            body: BodyChannel?,
+            finished: @escaping @Sendable () -> Void
+        ) -> Exchange<Caller>.Settings {
+            var settings = Exchange<Caller>.Settings(
+                body: body,
+                isHead: request.method == .head,
+                timeoutCoversBody: options.timeoutCoversBody,
+                uploadProgress: options.uploadProgress,
+                idleTimeout: URLSessionTransport.idleTimeout(of: options),
+                finished: finished
+            )
+            switch options.body {
+            case .collect(let limit): settings.wholeBodyLimit = limit
+            case .stream: break
+            case .write(let sink): settings.bodySink = sink
+            }
+            return settings
         }
 
         /// Where tasks are cancelled: never on the session's delegate queue, nor on the caller's thread.
@@ -152,11 +117,9 @@ extension URLSessionTransport {
 
         /// The deadline passed: fail whoever waits, then stop the task.
         private func expire(_ task: URLSessionTask, after timeout: Duration) {
-            let (caller, body) = exchanges.withLock {
-                exchanges -> (CheckedContinuation<TransportResponse, any Error>?, BodyChannel?) in
-                guard let exchange = exchanges[task.taskIdentifier] else { return (nil, nil) }
-                defer { exchange.caller = nil }
-                return (exchange.caller, exchange.body)
+            let (caller, body) = exchanges.withLock { exchanges -> (Caller?, BodyChannel?) in
+                let caller = exchanges[task.taskIdentifier]?.release()
+                return (caller, exchanges[task.taskIdentifier]?.settings.body)
             }
             guard caller != nil || body != nil else { return }
             let error = EndpointError.deadlinePassed(timeout)
@@ -182,85 +145,37 @@ extension URLSessionTransport {
             totalBytesSent: Int64,
             totalBytesExpectedToSend: Int64
         ) {
-            let report = exchanges.withLock { $0[task.taskIdentifier]?.uploadProgress }
+            let report = exchanges.withLock { $0[task.taskIdentifier]?.settings.uploadProgress }
             report?(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            enum Action {
-                case none
-                case stream(BodyChannel)
-                case tooLarge(CheckedContinuation<TransportResponse, any Error>, EndpointError)
-            }
-            let action = exchanges.withLock { exchanges -> Action in
-                guard let exchange = exchanges[dataTask.taskIdentifier] else { return .none }
-                exchange.received += data.count
-                guard let limit = exchange.wholeBodyLimit else { return exchange.body.map(Action.stream) ?? .none }
-                guard let caller = exchange.caller else { return .none }
-                do throws(EndpointError) {
-                    var collector: BodyCollector
-                    if let existing = exchange.collector {
-                        collector = existing
-                    } else {
-                        collector = try BodyCollector(limit: limit, announced: nil)
-                    }
-                    exchange.collector = nil  // out of the exchange while it grows, so that the bytes are not copied
-                    try collector.append(data)
-                    exchange.collector = collector
-                    return .none
-                } catch {
-                    exchange.caller = nil
-                    return .tooLarge(caller, error)
-                }
-            }
+            let action = exchanges.withLock { $0[dataTask.taskIdentifier]?.receiveData(data) }
             switch action {
-            case .none: break
-            case .stream(let body): body.yield(data)
-            case .tooLarge(let caller, let error):
+            case .none?, nil: break
+            case .stream(let body)?: body.yield(data)
+            case .tooLarge(let caller, let error)?:
                 caller.resume(throwing: error)
                 Self.stop(dataTask)
             }
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            let declined = exchanges.withLock { $0[task.taskIdentifier]?.declinedChallenge == true }
-            if error == nil || declined, let response = task.response { receive(response, for: task) }
-            guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+            let ended = exchanges.withLock { exchanges -> (Exchange<Caller>.Completion, Exchange<Caller>)? in
+                guard var exchange = exchanges.removeValue(forKey: task.taskIdentifier) else { return nil }
+                let completion = exchange.complete(error: error, response: task.response, at: .now)
+                return (completion, exchange)
+            }
+            guard let (completion, exchange) = ended else { return }
             if let deadline = exchange.deadline { DeadlineScheduler.shared.cancel(deadline) }
-            defer { exchange.finished() }
-            let failure: EndpointError?
-            if declined, exchange.response != nil {
-                // The challenge's 401 is the answer; its body, held back for the challenge, is not delivered.
-                failure = nil
-            } else if let error {
-                failure = URLSessionTransport.endpointError(
-                    from: error,
-                    afterHead: exchange.response != nil,
-                    idleTimeout: exchange.idleTimeout
-                )
-            } else if let announced = exchange.announcedLength, exchange.received < announced {
-                failure = URLSessionTransport.truncated(received: exchange.received, announced: announced)
-            } else {
-                failure = nil
+            defer { exchange.settings.finished() }
+            carryOut(completion.head, for: task)
+            switch completion.caller {
+            case (let caller, .success(let response))?: caller.resume(returning: response)
+            case (let caller, .failure(let failure))?: caller.resume(throwing: failure)
+            case nil: break
             }
-            if let caller = exchange.caller {
-                if let failure {
-                    caller.resume(throwing: failure)
-                } else if let response = exchange.response {
-                    var collected = Self.transportResponse(
-                        response,
-                        headers: exchange.headers,
-                        body: ResponseBody(exchange.collector?.take() ?? Data())
-                    )
-                    collected.headReceivedAt = exchange.headReceivedAt
-                    caller.resume(returning: collected)
-                } else {
-                    caller.resume(throwing: EndpointError(.transportFailed, "the response is not an HTTP response"))
-                }
-                exchange.body?.finish(throwing: nil)
-            } else {
-                exchange.body?.finish(throwing: failure)
-            }
+            completion.body?.finish(throwing: completion.bodyFailure)
         }
 
         #if canImport(FoundationNetworking)
@@ -276,7 +191,7 @@ extension URLSessionTransport {
             didReceive challenge: URLAuthenticationChallenge,
             completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) {
-            exchanges.withLock { $0[task.taskIdentifier]?.declinedChallenge = true }
+            exchanges.withLock { $0[task.taskIdentifier]?.declineChallenge() }
             completionHandler(.cancelAuthenticationChallenge, nil)
         }
         #endif
@@ -294,115 +209,46 @@ extension URLSessionTransport {
             newRequest request: URLRequest,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
-            let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+            let released = exchanges.withLock { exchanges -> (Exchange<Caller>, Caller?)? in
+                guard var exchange = exchanges.removeValue(forKey: task.taskIdentifier) else { return nil }
+                return (exchange, exchange.release())
+            }
             task.cancel()
-            guard let exchange else { return }
+            guard let (exchange, caller) = released else { return }
             if let deadline = exchange.deadline { DeadlineScheduler.shared.cancel(deadline) }
-            defer { exchange.finished() }
-            exchange.caller?.resume(
-                returning: Self.transportResponse(
-                    response,
+            defer { exchange.settings.finished() }
+            caller?.resume(
+                returning: TransportResponse(
+                    statusCode: response.statusCode,
                     headers: URLSessionTransport.headers(of: response),
+                    url: response.url,
                     body: ResponseBody()
                 )
             )
-            exchange.body?.finish(throwing: nil)
-        }
-
-        /// What a response head leads to, decided under the lock and carried out after it.
-        private enum HeadAction {
-            case none
-            case deliver(
-                CheckedContinuation<TransportResponse, any Error>,
-                TransportResponse,
-                sink: (
-                    provider: @Sendable (Int, HTTPHeaders) -> (@Sendable (Data) throws -> Void)?, channel: BodyChannel
-                )?
-            )
-            case fail(CheckedContinuation<TransportResponse, any Error>, EndpointError)
+            exchange.settings.body?.finish(throwing: nil)
         }
 
         /// Takes in `task`'s response head, once: a streaming caller gets it now, a collecting one keeps
         /// waiting unless the announced length already passes its limit.
         private func receive(_ response: URLResponse, for task: URLSessionTask) {
-            let action = exchanges.withLock { exchanges -> HeadAction in
-                guard let exchange = exchanges[task.taskIdentifier], exchange.response == nil,
-                    let caller = exchange.caller
-                else { return .none }
-                return Self.takeHead(response, into: exchange, caller: caller)
-            }
+            let action = exchanges.withLock { $0[task.taskIdentifier]?.receiveHead(response, at: .now) }
+            carryOut(action ?? .none, for: task)
+        }
+
+        /// Carries out what a head led to, outside the lock.
+        private func carryOut(_ action: Exchange<Caller>.HeadAction, for task: URLSessionTask) {
             switch action {
             case .none: break
-            case .deliver(let caller, let response, let sink):
+            case .deliver(let caller, let response, let sink, let channel, let deadline):
+                if let deadline { DeadlineScheduler.shared.cancel(deadline) }
                 // Asked once, outside the lock (a writer opens a file), and installed before this callback returns,
                 // so before the first chunk's callback runs.
-                if let sink, let writer = sink.provider(response.statusCode, response.headers) {
-                    sink.channel.install(writer)
-                }
+                if let sink, let writer = sink.open(response.statusCode, response.headers) { channel.install(writer) }
                 caller.resume(returning: response)
             case .fail(let caller, let error):
                 caller.resume(throwing: error)
                 Self.stop(task)
             }
-        }
-
-        /// Records the head in `exchange` (under the lock) and decides what its caller gets.
-        private static func takeHead(
-            _ response: URLResponse,
-            into exchange: Exchange,
-            caller: CheckedContinuation<TransportResponse, any Error>
-        ) -> HeadAction {
-            guard let http = response as? HTTPURLResponse else {
-                exchange.caller = nil
-                return .fail(caller, EndpointError(.transportFailed, "the response is not an HTTP response"))
-            }
-            // Linux URLSession reports each informational head (103 Early Hints, 100 Continue) before the final
-            // one: they are never the answer. A 101 nobody asked for leaves HTTP altogether.
-            if (100..<200).contains(http.statusCode) {
-                guard http.statusCode == 101 else { return .none }
-                exchange.caller = nil
-                return .fail(
-                    caller,
-                    URLSessionTransport.switchedProtocols(headers: URLSessionTransport.headers(of: http))
-                )
-            }
-            exchange.response = http
-            exchange.headReceivedAt = .now
-            let headers = URLSessionTransport.headers(of: http)
-            exchange.headers = headers
-            let length = headers.announcedBodyLength(statusCode: http.statusCode, isHead: exchange.isHead)
-                .flatMap { Int(exactly: $0) }
-            exchange.announcedLength = length
-            guard let body = exchange.body else {
-                // The whole body is collected before the caller wakes, unless it is announced too large.
-                guard let limit = exchange.wholeBodyLimit else { return .none }
-                do throws(EndpointError) {
-                    exchange.collector = try BodyCollector(limit: limit, announced: length)
-                    return .none
-                } catch {
-                    exchange.caller = nil
-                    return .fail(caller, error)
-                }
-            }
-            exchange.caller = nil
-            if !exchange.timeoutCoversBody, let deadline = exchange.deadline {
-                DeadlineScheduler.shared.cancel(deadline)
-                exchange.deadline = nil
-            }
-            var streamed = transportResponse(http, headers: headers, body: ResponseBody(length: length, channel: body))
-            streamed.headReceivedAt = exchange.headReceivedAt
-            return .deliver(caller, streamed, sink: exchange.bodySink.map { ($0.open, body) })
-        }
-
-        private static func transportResponse(_ http: HTTPURLResponse, headers: HTTPHeaders, body: ResponseBody)
-            -> TransportResponse
-        {
-            TransportResponse(
-                statusCode: http.statusCode,
-                headers: headers,
-                url: http.url,
-                body: body
-            )
         }
     }
 }
