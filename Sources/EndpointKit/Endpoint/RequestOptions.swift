@@ -58,6 +58,16 @@ extension RequestOptions {
         static let defaultValue = CacheDirectives()
     }
 
+    private enum PageWalkKey: RequestOptionKey {
+        static let defaultValue: PageWalk? = nil
+    }
+
+    /// The walk of a paged list this call fetches a page of, set by ``Pages``; `nil` for any other call.
+    public var pageWalk: PageWalk? {
+        get { self[PageWalkKey.self] }
+        set { self[PageWalkKey.self] = newValue }
+    }
+
     /// The retry policy for this endpoint instead of the ``Retry`` middleware's own, or `nil` for its own.
     public var retryPolicy: RetryPolicy? {
         get { self[RetryPolicyKey.self] }
@@ -114,7 +124,7 @@ extension RequestOptions {
             ObjectIdentifier(RetryPolicyKey.self), ObjectIdentifier(ThrottledKey.self),
             ObjectIdentifier(LoggedKey.self), ObjectIdentifier(IdempotencyKeyedKey.self),
             ObjectIdentifier(ValidatedKey.self), ObjectIdentifier(CachedKey.self),
-            ObjectIdentifier(CacheDirectivesKey.self),
+            ObjectIdentifier(CacheDirectivesKey.self), ObjectIdentifier(PageWalkKey.self),
         ]
         return values.keys.filter { !own.contains($0) }.count
     }

@@ -28,7 +28,10 @@ public struct Pages<Kind: EndpointKind, Value: Decodable>: AsyncSequence, Sendab
 
     /// Starts at the first page.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(client: client, upcoming: first, requestData: requestData, next: next)
+        let route =
+            first.url == nil ? PreparedCall.Route(basePrefix: client.environment.base.prefix, path: first.path) : nil
+        let walk = PageWalk.Shared(template: route?.template)
+        return Iterator(client: client, upcoming: first, requestData: requestData, next: next, walk: walk)
     }
 
     /// Fetches pages as they are asked for.
@@ -37,6 +40,8 @@ public struct Pages<Kind: EndpointKind, Value: Decodable>: AsyncSequence, Sendab
         var upcoming: Endpoint<Kind, Value>?
         let requestData: Kind.RequestData
         let next: NextPage<Kind, Value>
+        /// What the pages of this walk share, for instruments.
+        let walk: PageWalk.Shared
         /// Every URL fetched so far.
         var seen: Set<String> = []
         /// The next-page rule's failure, thrown after the page it was given.
@@ -62,7 +67,9 @@ public struct Pages<Kind: EndpointKind, Value: Decodable>: AsyncSequence, Sendab
                     )
                 )
             }
-            let page = try await client.exchange(for: endpoint, using: requestData)
+            var sent = endpoint
+            sent.options.pageWalk = PageWalk(page: seen.count, shared: walk)
+            let page = try await client.exchange(for: sent, using: requestData)
             do {
                 upcoming = try self.next.rule(page, endpoint)
             } catch {

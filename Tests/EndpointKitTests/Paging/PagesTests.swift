@@ -33,6 +33,18 @@ private func pagedServer(
     }
 }
 
+/// Keeps the page walk of every call it passes on.
+private struct WalkRecorder: Middleware {
+    let walks = Locked([PageWalk]())
+
+    func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
+        -> TransportResponse
+    {
+        if let walk = context.options.pageWalk { walks.withLock { $0.append(walk) } }
+        return try await next(request, context: context)
+    }
+}
+
 @Suite(.timeLimit(.minutes(1))) struct PagesTests {
     fileprivate let feed = Endpoint<EndpointKinds.Public, Feed>(path: "items")
 
@@ -234,5 +246,26 @@ private func pagedServer(
 
         #expect(ids == [1, 2, 3, 4])
         #expect(await transport.transportRequests.map { $0.url.query ?? "" } == ["", "page=2"])
+    }
+
+    @Test("Each page's call carries its walk: its number, the first page's route, and what instruments keep for it")
+    func pageWalk() async throws {
+        let recorder = WalkRecorder()
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: pagedServer { page in page < 3 ? "<https://api.test/v1/items?page=\(page + 1)>; rel=next" : nil },
+            middleware: [recorder],
+            cache: nil
+        )
+
+        for try await _ in client.pages(for: feed, next: .link) {}
+        for try await _ in client.pages(for: feed, next: .link) {}
+
+        let walks = recorder.walks.withLock { $0 }
+        #expect(walks.map(\.page) == [1, 2, 3, 1, 2, 3])
+        #expect(walks.allSatisfy { $0.template == "/v1/items" })
+        #expect(walks[0].keepContext("first walk") == "first walk")
+        #expect(walks[2].context(as: String.self) == "first walk" && walks[3].context(as: String.self) == nil)
+        #expect(try await client.response(for: feed).items.count == 2 && recorder.walks.withLock { $0.count } == 6)
     }
 }

@@ -12,16 +12,23 @@ extension Observability {
         guard tracesCalls, let tracer = activeInstruments().tracer else {
             return try await logFailure(of: request, context: context, next: next)
         }
+        // The pages of one walk are one trace: a page after the first, with no span of the caller's around it,
+        // continues the first page's; each is named by the walk's route, even one reached through a `Link` URL.
+        let walk = context.options.pageWalk
+        let template = context.urlTemplate ?? walk?.template
+        let parent = InstrumentationContext.current ?? walk?.context(as: ServiceContext.self)
         let span = tracer.startSpan(
-            SemanticConventions.spanName(method: request.method, template: context.urlTemplate),
-            context: InstrumentationContext.current ?? .topLevel,
+            SemanticConventions.spanName(method: request.method, template: template),
+            context: parent ?? .topLevel,
             ofKind: .internal
         )
         defer { span.end() }
+        walk?.keepContext(span.context)
         if span.isRecording {
             span.updateAttributes { attributes in
                 attributes[SemanticConventions.method] = SemanticConventions.method(request.method)
-                if let template = context.urlTemplate { attributes[SemanticConventions.urlTemplate] = template }
+                if let template { attributes[SemanticConventions.urlTemplate] = template }
+                if let walk { attributes[SemanticConventions.page] = walk.page }
             }
         }
         do {

@@ -20,7 +20,8 @@ extension Observability {
         // Nothing bootstrapped, nothing to log: nothing is built, and the call costs next to nothing more.
         guard tracer != nil || measuring || logging else { return nil }
         // The route names the endpoint's own request; a redirect goes elsewhere.
-        let template = exchange.hop == 0 ? exchange.context.urlTemplate : nil
+        let template =
+            exchange.hop == 0 ? exchange.context.urlTemplate ?? exchange.context.options.pageWalk?.template : nil
         var span: (any Span)?
         if let tracer {
             let started = tracer.startSpan(

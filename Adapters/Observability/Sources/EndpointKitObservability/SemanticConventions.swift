@@ -15,6 +15,8 @@ enum SemanticConventions {
     static let serverPort = "server.port"
     static let errorType = "error.type"
     static let protocolVersion = "network.protocol.version"
+    /// Which page of a walk of a paged list a call fetched, from 1 (EndpointKit's own attribute).
+    static let page = "endpointkit.page"
 
     static let requestDuration = "http.client.request.duration"
     static let activeRequests = "http.client.active_requests"

@@ -152,7 +152,7 @@ struct MoreScenarioTests {
     }
 
     @Test(
-        "Pages: one call and one client span per page; a page reached by its Link has no route, so no template",
+        "Pages: one trace per walk, one call and one client span per page, each named by the walk's route",
         arguments: TransportKind.allCases
     )
     func pages(kind: TransportKind) async throws {
@@ -166,9 +166,13 @@ struct MoreScenarioTests {
         var count = 0
         for try await _ in client.pages(for: first, next: .link) { count += 1 }
 
-        #expect(count == 3)
-        #expect(harness.callSpans.count == 3)
-        #expect(harness.clientSpans.map(\.operationName) == ["GET /pages/{id}", "GET", "GET"])
+        let calls = harness.callSpans
+        #expect(count == 3 && calls.count == 3)
+        // A page reached by its Link has no route of its own: it is named by the walk's, and continues its trace.
+        #expect(harness.clientSpans.map(\.operationName) == ["GET /pages/{id}", "GET /pages/{id}", "GET /pages/{id}"])
+        #expect(calls.allSatisfy { $0.operationName == "GET /pages/{id}" })
+        #expect(Set(calls.map(\.traceID)).count == 1, "one trace per walk")
+        #expect(calls.map { Harness.attribute("endpointkit.page", of: $0) } == ["1", "2", "3"])
     }
 
     @Test(
