@@ -96,6 +96,43 @@ struct OutboxIntegrationTests {
         #expect(outbox.pending.isEmpty && fixture.queuedFiles().isEmpty)
     }
 
+    @Test("A write whose answer was lost stays pending through the server's 409s (in progress) and is applied once")
+    func inProgressIsNotRefused() async throws {
+        let fixture = OutboxFixture()
+        defer { fixture.remove() }
+        let server = try TestServers.fault()
+        var defaults = RequestDefaults()
+        defaults.timeout = .milliseconds(300)
+        let client = EndpointClient(environment: ServerEnvironment(baseURL: server), defaults: defaults)
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: fixture.directory,
+            client: client,
+            policy: Self.fastPolicy
+        )
+        let changes = outbox.changes()
+        let loader = OutboxFixture.loader()
+        let note = OutboxNote(id: "n1", text: "held")
+
+        // The server applies the first try, then holds its answer 2 s: past the deadline, so the answer is lost,
+        // and every try meanwhile gets 409 "in progress".
+        try loader.update(
+            note,
+            sending: fixture.save(note, query: [URLQueryItem(name: "delay-ms", value: "2000")]),
+            through: outbox
+        )
+        var seen: [String] = []
+        for await change in changes {
+            seen.append("\(change)".components(separatedBy: " ")[0])
+            if case .sent = change { break }
+        }
+
+        #expect(!seen.contains("refused"), "\(seen)")
+        #expect(seen.filter { $0 == "paused" }.count >= 2, "the 409s paused the group: \(seen)")
+        #expect(try await fixture.applied(at: server)["n1"] == ["held"])
+        let state = try #require(await loader.states(forID: "n1").first { !$0.isWritePending })
+        #expect(state.value == note)
+    }
+
     @Test("After a restart, pending writes are shown again and sent with their original keys, once")
     func restarted() async throws {
         let fixture = OutboxFixture()

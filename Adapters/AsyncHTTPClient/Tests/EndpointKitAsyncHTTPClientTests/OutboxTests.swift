@@ -96,6 +96,42 @@ struct OutboxTests {
         #expect(settled.value?.text == "v19")
     }
 
+    @Test("A write whose answer was lost stays pending through the server's 409s (in progress) and is applied once")
+    func inProgressIsNotRefused() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try TestServers.fault()
+        var defaults = RequestDefaults()
+        defaults.timeout = .milliseconds(300)
+        var policy = OutboxPolicy()
+        (policy.initialBackoff, policy.maximumBackoff) = (.milliseconds(20), .milliseconds(100))
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: directory,
+            client: EndpointClient(
+                environment: ServerEnvironment(baseURL: server),
+                transport: transport,
+                defaults: defaults
+            ),
+            policy: policy
+        )
+        let changes = outbox.changes()
+        let loader = Self.loader()
+        let note = Note(id: "n1", text: "held")
+
+        // Applied, then its answer held 2 s: past the deadline, so lost; every try meanwhile gets 409.
+        try loader.update(note, sending: save(note, [URLQueryItem(name: "delay-ms", value: "2000")]), through: outbox)
+        var seen: [String] = []
+        for await change in changes {
+            seen.append("\(change)".components(separatedBy: " ")[0])
+            if case .sent = change { break }
+        }
+
+        #expect(!seen.contains("refused"), "\(seen)")
+        #expect(seen.filter { $0 == "paused" }.count >= 2, "the 409s paused the group: \(seen)")
+        #expect(try await applied(server)["n1"] == ["held"])
+        let state = try #require(await loader.states(forID: "n1").first { !$0.isWritePending })
+        #expect(state.value == note)
+    }
+
     @Test("A refused write rolls back and reaches observers typed; a restart shows pending writes and sends them once")
     func refusalAndRestart() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
