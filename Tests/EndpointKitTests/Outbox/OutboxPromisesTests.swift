@@ -8,11 +8,6 @@ import Testing
 import FoundationNetworking
 #endif
 
-private struct Note: Codable, Identifiable, Sendable, Equatable {
-    var id: String
-    var text: String
-}
-
 /// The outbox's promises that 0.8 broke, each through a stub server: a write whose try may have reached the server
 /// is never refused on a 409 nor expired; its key keeps its wire form; a directory stays locked until the last try
 /// of an outbox that went has ended; a foreign cancellation pauses; a stopped group stays stopped; one default
@@ -21,21 +16,11 @@ private struct Note: Codable, Identifiable, Sendable, Equatable {
 struct OutboxPromisesTests {
     private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
 
-    private static func client(_ stub: StubTransport) -> EndpointClient {
-        // A file URL, were the literal ever unreadable, fails every test: the client refuses it.
-        let base = URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/")
-        return EndpointClient(environment: ServerEnvironment(baseURL: base), transport: stub)
-    }
-
     private static var fast: OutboxPolicy {
         var policy = OutboxPolicy()
         policy.initialBackoff = .milliseconds(1)
         policy.maximumBackoff = .milliseconds(2)
         return policy
-    }
-
-    private static func save(_ note: Note) -> Endpoint<EndpointKinds.Public, Note> {
-        Endpoint(method: .put, path: "notes/\(note.id)", body: JSONBody(note))
     }
 
     private static func changes(_ changes: OutboxChanges, until last: (OutboxChange) -> Bool) async -> [OutboxChange] {
@@ -54,12 +39,12 @@ struct OutboxPromisesTests {
         let stub = StubTransport(replies: [.connectionLost()] + conflicts + [.status(201)])
         let outbox = try Outbox<EndpointKinds.Public>(
             directory: directory,
-            client: Self.client(stub),
+            client: OutboxTestSupport.client(stub),
             policy: Self.fast
         )
         let changes = outbox.changes()
 
-        let write = try outbox.enqueue(Self.save(Note(id: "n1", text: "a")))
+        let write = try outbox.enqueue(OutboxTestSupport.save(OutboxNote(id: "n1", text: "a")))
         let seen = await Self.changes(changes) { if case .sent = $0 { true } else { false } }
 
         #expect(!seen.contains { if case .refused = $0 { true } else { false } })
@@ -76,17 +61,17 @@ struct OutboxPromisesTests {
         do {
             let last = try Outbox<EndpointKinds.Public>(
                 directory: directory,
-                client: Self.client(stub),
+                client: OutboxTestSupport.client(stub),
                 startsSending: false
             )
-            try last.enqueue(Self.save(Note(id: "n1", text: "a")))
+            try last.enqueue(OutboxTestSupport.save(OutboxNote(id: "n1", text: "a")))
             await last.close()
         }
         var policy = OutboxPolicy()
         policy.maximumAge = .zero
         let outbox = try Outbox<EndpointKinds.Public>(
             directory: directory,
-            client: Self.client(stub),
+            client: OutboxTestSupport.client(stub),
             policy: policy,
             startsSending: false
         )
@@ -94,7 +79,7 @@ struct OutboxPromisesTests {
         outbox.resume()
 
         let first = await Self.changes(changes) { if case .unknown = $0 { true } else { false } }
-        try outbox.enqueue(Self.save(Note(id: "n2", text: "b")))
+        try outbox.enqueue(OutboxTestSupport.save(OutboxNote(id: "n2", text: "b")))
         let second = await Self.changes(changes) { if case .expired = $0 { true } else { false } }
 
         guard case .unknown(_, let unknown)? = first.last, case .expired(_, let expired)? = second.last else {
@@ -114,15 +99,19 @@ struct OutboxPromisesTests {
         do {
             let last = try Outbox<EndpointKinds.Public>(
                 directory: directory,
-                client: Self.client(stub),
+                client: OutboxTestSupport.client(stub),
                 startsSending: false
             )
-            queued = try last.enqueue(Self.save(Note(id: "n1", text: "a")))
+            queued = try last.enqueue(OutboxTestSupport.save(OutboxNote(id: "n1", text: "a")))
             await last.close()
         }
         var bare = OutboxPolicy()
         bare.keyFormat = .bare
-        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: Self.client(stub), policy: bare)
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: directory,
+            client: OutboxTestSupport.client(stub),
+            policy: bare
+        )
         let changes = outbox.changes()
 
         _ = await Self.changes(changes) { if case .sent = $0 { true } else { false } }
@@ -143,18 +132,21 @@ struct OutboxPromisesTests {
             await release.waitIgnoringCancellation()
             return .status(200)
         }
-        var first: Outbox<EndpointKinds.Public>? = try Outbox(directory: directory, client: Self.client(stub))
-        try first?.enqueue(Self.save(Note(id: "n1", text: "a")))
+        var first: Outbox<EndpointKinds.Public>? = try Outbox(
+            directory: directory,
+            client: OutboxTestSupport.client(stub)
+        )
+        try first?.enqueue(OutboxTestSupport.save(OutboxNote(id: "n1", text: "a")))
         await entered.wait()
 
         first = nil
         let refused = #expect(throws: EndpointError.self) {
-            try Outbox<EndpointKinds.Public>(directory: directory, client: Self.client(stub))
+            try Outbox<EndpointKinds.Public>(directory: directory, client: OutboxTestSupport.client(stub))
         }
         release.open()
         var second: Outbox<EndpointKinds.Public>?
         while second == nil {
-            second = try? Outbox(directory: directory, client: Self.client(stub), startsSending: false)
+            second = try? Outbox(directory: directory, client: OutboxTestSupport.client(stub), startsSending: false)
             await Task.yield()
         }
         let changes = second?.changes()
@@ -183,12 +175,12 @@ struct OutboxPromisesTests {
         }
         let outbox = try Outbox<EndpointKinds.Public>(
             directory: directory,
-            client: Self.client(stub),
+            client: OutboxTestSupport.client(stub),
             policy: Self.fast
         )
         let changes = outbox.changes()
 
-        try outbox.enqueue(Self.save(Note(id: "n1", text: "a")))
+        try outbox.enqueue(OutboxTestSupport.save(OutboxNote(id: "n1", text: "a")))
         let seen = await Self.changes(changes) { if case .sent = $0 { true } else { false } }
         await outbox.waitUntilIdle()
 
@@ -202,12 +194,16 @@ struct OutboxPromisesTests {
         let stub = StubTransport(replies: [.status(412), .status(200)])
         var policy = OutboxPolicy()
         policy.onRefusal = .stopGroup
-        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: Self.client(stub), policy: policy)
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: directory,
+            client: OutboxTestSupport.client(stub),
+            policy: policy
+        )
         let changes = outbox.changes()
 
-        try outbox.enqueue(Self.save(Note(id: "n1", text: "refused")))
+        try outbox.enqueue(OutboxTestSupport.save(OutboxNote(id: "n1", text: "refused")))
         let stop = await Self.changes(changes) { if case .stopped = $0 { true } else { false } }
-        try outbox.enqueue(Self.save(Note(id: "n1", text: "later")))
+        try outbox.enqueue(OutboxTestSupport.save(OutboxNote(id: "n1", text: "later")))
         await outbox.waitUntilIdle()
         let whileStopped = await stub.requests.count
         outbox.resume()
@@ -221,14 +217,16 @@ struct OutboxPromisesTests {
     @Test("enqueue and update share one ordered stream unless the caller names groups")
     func oneDefaultStream() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let client = Self.client(StubTransport(replies: []))
+        let client = OutboxTestSupport.client(StubTransport(replies: []))
         let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
-        let loader = ModelLoader<Note>(client: client) { Endpoint<EndpointKinds.Public, Note>(path: "notes/\($0)") }
-        let note = Note(id: "n1", text: "a")
+        let loader = ModelLoader<OutboxNote>(client: client) {
+            Endpoint<EndpointKinds.Public, OutboxNote>(path: "notes/\($0)")
+        }
+        let note = OutboxNote(id: "n1", text: "a")
 
-        let create = try outbox.enqueue(Endpoint<EndpointKinds.Public, Note>(method: .post, path: "notes"))
-        let update = try loader.update(note, sending: Self.save(note), through: outbox)
-        let named = try loader.update(note, sending: Self.save(note), through: outbox, group: "notes/n1")
+        let create = try outbox.enqueue(Endpoint<EndpointKinds.Public, OutboxNote>(method: .post, path: "notes"))
+        let update = try loader.update(note, sending: OutboxTestSupport.save(note), through: outbox)
+        let named = try loader.update(note, sending: OutboxTestSupport.save(note), through: outbox, group: "notes/n1")
 
         #expect(create.group == OutboxWrite.defaultGroup && update.group == OutboxWrite.defaultGroup)
         #expect(named.group == "notes/n1")

@@ -8,25 +8,10 @@ import Testing
 import FoundationNetworking
 #endif
 
-private struct Note: Codable, Identifiable, Sendable, Equatable {
-    var id: String
-    var text: String
-}
-
 /// What a write keeps of its endpoint, how groups wait apart, and how the stores that show writes come and go.
 @Suite(.timeLimit(.minutes(1)))
 struct OutboxSettingsTests {
     private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
-
-    private static func client(_ stub: StubTransport) -> EndpointClient {
-        // A file URL, were the literal ever unreadable, fails every test: the client refuses it.
-        let base = URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/")
-        return EndpointClient(environment: ServerEnvironment(baseURL: base), transport: stub)
-    }
-
-    private static func save(_ note: Note) -> Endpoint<EndpointKinds.Public, Note> {
-        Endpoint(method: .put, path: "notes/\(note.id)", body: JSONBody(note))
-    }
 
     @Test("An endpoint's own envelope reads the answer shown; its other settings are kept on disk")
     func settingsKept() async throws {
@@ -35,15 +20,17 @@ struct OutboxSettingsTests {
             // A GET is an observer's load; the answer that matters is the PUT's.
             request.method == "PUT" ? .json(#"{"result": {"id": "n1", "text": "as the server has it"}}"#) : .status(404)
         }
-        let client = Self.client(stub)
+        let client = OutboxTestSupport.client(stub)
         let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
-        let loader = ModelLoader<Note>(client: client) { Endpoint<EndpointKinds.Public, Note>(path: "notes/\($0)") }
-        var endpoint = Self.save(Note(id: "n1", text: "edited"))
+        let loader = ModelLoader<OutboxNote>(client: client) {
+            Endpoint<EndpointKinds.Public, OutboxNote>(path: "notes/\($0)")
+        }
+        var endpoint = OutboxTestSupport.save(OutboxNote(id: "n1", text: "edited"))
         endpoint.envelope = .networkResponse
         endpoint.timeout = .seconds(7)
         endpoint.options.isLogged = false
 
-        try loader.update(Note(id: "n1", text: "edited"), sending: endpoint, through: outbox)
+        try loader.update(OutboxNote(id: "n1", text: "edited"), sending: endpoint, through: outbox)
         let entries = directory.appendingPathComponent("entries")
         let file = try FileManager.default.contentsOfDirectory(atPath: entries.path).first.map {
             try String(contentsOf: entries.appendingPathComponent($0), encoding: .utf8)
@@ -60,10 +47,10 @@ struct OutboxSettingsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let outbox = try Outbox<EndpointKinds.Public>(
             directory: directory,
-            client: Self.client(StubTransport(replies: [])),
+            client: OutboxTestSupport.client(StubTransport(replies: [])),
             startsSending: false
         )
-        var endpoint = Self.save(Note(id: "n1", text: "a"))
+        var endpoint = OutboxTestSupport.save(OutboxNote(id: "n1", text: "a"))
         let named: String
         switch index {
         case 0: (endpoint.decoder, named) = (JSONDecoder(), "decoder")
@@ -86,7 +73,11 @@ struct OutboxSettingsTests {
         }
         var policy = OutboxPolicy()
         policy.initialBackoff = .seconds(3600)
-        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: Self.client(stub), policy: policy)
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: directory,
+            client: OutboxTestSupport.client(stub),
+            policy: policy
+        )
         let changes = outbox.changes()
 
         try outbox.enqueue(Endpoint<EndpointKinds.Public, Data>(method: .post, path: "limited"), group: "limited")
@@ -105,14 +96,16 @@ struct OutboxSettingsTests {
         let stub = StubTransport { request in
             request.method == "PUT" ? .status(204) : .status(404)
         }
-        let client = Self.client(stub)
+        let client = OutboxTestSupport.client(stub)
         let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
 
         var shown = 0
         for index in 0..<200 {
-            let loader = ModelLoader<Note>(client: client) { Endpoint<EndpointKinds.Public, Note>(path: "notes/\($0)") }
-            let note = Note(id: "n\(index)", text: "v\(index)")
-            try loader.update(note, sending: Self.save(note), through: outbox)
+            let loader = ModelLoader<OutboxNote>(client: client) {
+                Endpoint<EndpointKinds.Public, OutboxNote>(path: "notes/\($0)")
+            }
+            let note = OutboxNote(id: "n\(index)", text: "v\(index)")
+            try loader.update(note, sending: OutboxTestSupport.save(note), through: outbox)
             // Read from the store itself: an observer would start a load that keeps the store a while longer.
             let state = loader.store.state.withLock { $0.slots[loader.key(note.id)]?.entry.state }
             if state?.value == note, state?.isWritePending == true { shown += 1 }
@@ -137,7 +130,7 @@ struct OutboxSettingsTests {
         let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, policy: policy)
         let changes = outbox.changes()
 
-        try outbox.enqueue(Self.save(Note(id: "n1", text: "a")))
+        try outbox.enqueue(OutboxTestSupport.save(OutboxNote(id: "n1", text: "a")))
         var seen: [String] = []
         for await change in changes {
             seen.append("\(change)".components(separatedBy: " ")[0])
@@ -159,15 +152,17 @@ struct OutboxSettingsTests {
                 return count == 1 ? .connectionLost() : .status(204)
             }
         }
-        let client = Self.client(stub)
+        let client = OutboxTestSupport.client(stub)
         var policy = OutboxPolicy()
         (policy.initialBackoff, policy.maximumBackoff) = (.seconds(3600), .seconds(3600))
         let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, policy: policy)
-        let loader = ModelLoader<Note>(client: client) { Endpoint<EndpointKinds.Public, Note>(path: "notes/\($0)") }
-        let note = Note(id: "n1", text: "offline edit")
+        let loader = ModelLoader<OutboxNote>(client: client) {
+            Endpoint<EndpointKinds.Public, OutboxNote>(path: "notes/\($0)")
+        }
+        let note = OutboxNote(id: "n1", text: "offline edit")
         let before = Date()
 
-        try loader.update(note, sending: Self.save(note), through: outbox)
+        try loader.update(note, sending: OutboxTestSupport.save(note), through: outbox)
         let waiting = await loader.states(forID: "n1").first { $0.writeWaitsUntil != nil }
         outbox.resume()
         let settled = await loader.states(forID: "n1").first { !$0.isWritePending }
