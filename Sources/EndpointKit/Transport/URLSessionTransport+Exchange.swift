@@ -26,6 +26,20 @@ extension URLSessionTransport {
             var response: HTTPURLResponse
             var headers: HTTPHeaders
             var receivedAt: ContinuousClock.Instant
+            /// The body's length as the head announced it, if it did; read once.
+            var announcedLength: Int?
+        }
+
+        /// A caller to fail, and why: boxed, so that the actions that carry it stay a few words wide (an
+        /// `EndpointError` is about 300 bytes, and every action is returned out of the lock).
+        final class Failure {
+            let caller: Caller
+            let error: EndpointError
+
+            init(_ caller: Caller, _ error: EndpointError) {
+                self.caller = caller
+                self.error = error
+            }
         }
 
         /// What the caller asked for, fixed when the task starts, and what runs when the task is over.
@@ -58,7 +72,7 @@ extension URLSessionTransport {
                 deadline: DeadlineScheduler.Token?
             )
             /// Fail the caller and stop the task.
-            case fail(Caller, EndpointError)
+            case fail(Failure)
         }
 
         /// What a chunk leads to.
@@ -66,16 +80,17 @@ extension URLSessionTransport {
             case none
             case stream(BodyChannel)
             /// Past the caller's limit: fail it and stop the task.
-            case tooLarge(Caller, EndpointError)
+            case tooLarge(Failure)
         }
 
-        /// What the end of the task leads to, in order: a head no callback reported; the caller's answer, if it
-        /// still waits; the end of the streamed body.
+        /// What the end of the task leads to, in order: the caller's answer, if it still waits; the end of the
+        /// streamed body.
         struct Completion {
-            var head = HeadAction.none
             var caller: (Caller, Result<TransportResponse, EndpointError>)?
             var body: BodyChannel?
             var bodyFailure: EndpointError?
+            /// What runs once the task is over.
+            var finished: @Sendable () -> Void
         }
 
         let settings: Settings
@@ -115,7 +130,7 @@ extension URLSessionTransport {
             guard head == nil, let caller else { return .none }
             guard let http = response as? HTTPURLResponse else {
                 phase = .answered
-                return .fail(caller, EndpointError(.transportFailed, "the response is not an HTTP response"))
+                return .fail(Failure(caller, EndpointError(.transportFailed, "the response is not an HTTP response")))
             }
             // Linux URLSession reports each informational head (103 Early Hints, 100 Continue) before the final
             // one: they are never the answer. A 101 nobody asked for leaves HTTP altogether.
@@ -123,9 +138,16 @@ extension URLSessionTransport {
                 guard http.statusCode == 101 else { return .none }
                 phase = .answered
                 let headers = URLSessionTransport.headers(of: http)
-                return .fail(caller, URLSessionTransport.switchedProtocols(headers: headers))
+                return .fail(Failure(caller, URLSessionTransport.switchedProtocols(headers: headers)))
             }
-            head = Head(response: http, headers: URLSessionTransport.headers(of: http), receivedAt: now)
+            let headers = URLSessionTransport.headers(of: http)
+            let length = headers.announcedBodyLength(statusCode: http.statusCode, isHead: settings.isHead)
+            head = Head(
+                response: http,
+                headers: headers,
+                receivedAt: now,
+                announcedLength: length.flatMap { Int(exactly: $0) }
+            )
             guard let channel = settings.body else { return collect(for: caller) }
             phase = .answered
             let stopped = settings.timeoutCoversBody ? nil : deadline
@@ -144,16 +166,12 @@ extension URLSessionTransport {
                 return .none
             } catch {
                 phase = .answered
-                return .fail(caller, error)
+                return .fail(Failure(caller, error))
             }
         }
 
         /// The body's length as the head announced it, if it did.
-        var announcedLength: Int? {
-            guard let head else { return nil }
-            return head.headers.announcedBodyLength(statusCode: head.response.statusCode, isHead: settings.isHead)
-                .flatMap { Int(exactly: $0) }
-        }
+        var announcedLength: Int? { head?.announcedLength }
 
         /// Takes in a chunk of the body: collected for a caller that reads it whole (from its first byte, should
         /// one come before the head), or streamed.
@@ -168,7 +186,7 @@ extension URLSessionTransport {
                 caller = waiting
                 do throws(EndpointError) { collector = try BodyCollector(limit: limit, announced: nil) } catch {
                     phase = .answered
-                    return .tooLarge(caller, error)
+                    return .tooLarge(Failure(caller, error))
                 }
             case .answered: return .none
             }
@@ -179,19 +197,17 @@ extension URLSessionTransport {
                 phase = .collecting(caller, collector)
                 return .none
             } catch {
-                return .tooLarge(caller, error)
+                return .tooLarge(Failure(caller, error))
             }
         }
 
-        /// The task ended, with `error` or without; `response` is the task's, for a head no callback reported.
-        mutating func complete(error: (any Error)?, response: URLResponse?, at now: ContinuousClock.Instant)
-            -> Completion
-        {
-            var completion = Completion(body: settings.body)
-            if error == nil || declinedChallenge, let response {
-                completion.head = receiveHead(response, at: now)
-                if case .fail = completion.head { return completion }
-            }
+        /// Whether the task's own response is to be taken as its head when it ends (``receiveHead(_:at:)``, which
+        /// does nothing once a head came): it ended well, or its 401 is the answer to a declined challenge.
+        func takesHeadAtEnd(error: (any Error)?) -> Bool { head == nil && (error == nil || declinedChallenge) }
+
+        /// The task ended, with `error` or without.
+        mutating func complete(error: (any Error)?) -> Completion {
+            var completion = Completion(body: settings.body, finished: settings.finished)
             let failure = endFailure(error)
             if let waiting = caller {
                 completion.caller = (waiting, failure.map { .failure($0) } ?? collectedResponse())

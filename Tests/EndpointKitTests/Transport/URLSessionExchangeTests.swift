@@ -33,6 +33,15 @@ import FoundationNetworking
         )
     }
 
+    /// The end of the task as the delegate takes it: the task's own response as the head, if it should be, then the
+    /// completion.
+    private static func end(_ exchange: inout Subject, error: (any Error)?, response: URLResponse?)
+        -> Subject.Completion
+    {
+        if exchange.takesHeadAtEnd(error: error), let response { _ = exchange.receiveHead(response, at: .now) }
+        return exchange.complete(error: error)
+    }
+
     private static func body(of completion: Subject.Completion) -> String? {
         guard case (1, .success(let response))? = completion.caller else { return nil }
         return response.body.bufferedData.map { String(decoding: $0, as: UTF8.self) }
@@ -45,7 +54,7 @@ import FoundationNetworking
         let early = exchange.receiveHead(try Self.head(103), at: .now)
         let head = exchange.receiveHead(try Self.head(200, ["Content-Length": "5"]), at: .now)
         let chunks = [exchange.receiveData(Data("hel".utf8)), exchange.receiveData(Data("lo".utf8))]
-        let completion = exchange.complete(error: nil, response: try Self.head(200), at: .now)
+        let completion = Self.end(&exchange, error: nil, response: try Self.head(200))
 
         guard case .none = early, case .none = head else { return #expect(Bool(false), "a head answered early") }
         #expect(chunks.allSatisfy { if case .none = $0 { true } else { false } })
@@ -62,12 +71,13 @@ import FoundationNetworking
         _ = arriving.receiveHead(try Self.head(200), at: .now)
         let chunk = arriving.receiveData(Data("four".utf8))
 
-        guard case .fail(1, let headError) = head, case .tooLarge(1, let chunkError) = chunk else {
+        guard case .fail(let headFailure) = head, case .tooLarge(let chunkFailure) = chunk else {
             return #expect(Bool(false), "\(head) \(chunk)")
         }
-        #expect(headError.kind == .responseTooLarge && chunkError.kind == .responseTooLarge)
-        #expect(announced.complete(error: nil, response: nil, at: .now).caller == nil)
-        #expect(arriving.complete(error: nil, response: nil, at: .now).caller == nil)
+        #expect(headFailure.caller == 1 && headFailure.error.kind == .responseTooLarge)
+        #expect(chunkFailure.caller == 1 && chunkFailure.error.kind == .responseTooLarge)
+        #expect(Self.end(&announced, error: nil, response: nil).caller == nil)
+        #expect(Self.end(&arriving, error: nil, response: nil).caller == nil)
     }
 
     @Test("A body shorter than announced fails the caller as cut short")
@@ -76,7 +86,7 @@ import FoundationNetworking
 
         _ = exchange.receiveHead(try Self.head(200, ["Content-Length": "10"]), at: .now)
         _ = exchange.receiveData(Data("12345".utf8))
-        let completion = exchange.complete(error: nil, response: nil, at: .now)
+        let completion = Self.end(&exchange, error: nil, response: nil)
 
         guard case (1, .failure(let error))? = completion.caller else { return #expect(Bool(false)) }
         #expect(error.message.contains("5 of 10 bytes"))
@@ -89,7 +99,7 @@ import FoundationNetworking
 
         let head = exchange.receiveHead(try Self.head(200), at: .now)
         let chunk = exchange.receiveData(Data("a".utf8))
-        let completion = exchange.complete(error: nil, response: try Self.head(200), at: .now)
+        let completion = Self.end(&exchange, error: nil, response: try Self.head(200))
 
         guard case .deliver(1, let response, _, let delivered, _) = head, case .stream(let streamed) = chunk else {
             return #expect(Bool(false), "\(head) \(chunk)")
@@ -104,7 +114,7 @@ import FoundationNetworking
 
         let released = exchange.release()
         let head = exchange.receiveHead(try Self.head(200), at: .now)
-        let completion = exchange.complete(error: nil, response: try Self.head(200), at: .now)
+        let completion = Self.end(&exchange, error: nil, response: try Self.head(200))
 
         #expect(released == 1)
         guard case .none = head else { return #expect(Bool(false), "\(head)") }
@@ -116,10 +126,10 @@ import FoundationNetworking
         var exchange = Self.exchange()
 
         exchange.declineChallenge()
-        let completion = exchange.complete(
+        let completion = Self.end(
+            &exchange,
             error: URLError(.cancelled),
-            response: try Self.head(401, ["WWW-Authenticate": "Basic"]),
-            at: .now
+            response: try Self.head(401, ["WWW-Authenticate": "Basic"])
         )
 
         guard case (1, .success(let response))? = completion.caller else { return #expect(Bool(false)) }
@@ -134,10 +144,10 @@ import FoundationNetworking
         let upgrade = switched.receiveHead(try Self.head(101, ["Upgrade": "websocket"]), at: .now)
         _ = early.receiveData(Data("ab".utf8))
         _ = early.receiveHead(try Self.head(200), at: .now)
-        let completion = early.complete(error: nil, response: nil, at: .now)
+        let completion = Self.end(&early, error: nil, response: nil)
 
-        guard case .fail(1, let error) = upgrade else { return #expect(Bool(false), "\(upgrade)") }
-        #expect(error.statusCode == 101)
+        guard case .fail(let failure) = upgrade else { return #expect(Bool(false), "\(upgrade)") }
+        #expect(failure.caller == 1 && failure.error.statusCode == 101)
         #expect(Self.body(of: completion) == "ab")
     }
 }
