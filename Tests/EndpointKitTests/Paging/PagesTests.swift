@@ -253,7 +253,8 @@ private struct WalkRecorder: Middleware {
         let recorder = WalkRecorder()
         let client = EndpointClient(
             environment: Fixture.environment,
-            transport: pagedServer { page in page < 3 ? "<https://api.test/v1/items?page=\(page + 1)>; rel=next" : nil },
+            transport: pagedServer { page in page < 3 ? "<https://api.test/v1/items?page=\(page + 1)>; rel=next" : nil
+            },
             middleware: [recorder],
             cache: nil
         )
