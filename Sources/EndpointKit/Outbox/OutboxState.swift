@@ -48,7 +48,7 @@ struct OutboxState: Sendable {
 
     /// The writes of one group, in order, and what it does.
     struct Group: Sendable {
-        var writes: [Write] = []
+        var writes = WriteQueue()
         var phase = Phase.idle
         /// Failed tries in a row: what the backoff grows with.
         var failures = 0
@@ -202,7 +202,9 @@ struct OutboxState: Sendable {
 
     /// Starts a try of `name`'s first write if the group may send, ending on the way each write past its age.
     private mutating func dispatch(_ name: String, now: Date, _ effects: inout [Effect]) {
-        guard isStarted, !isClosed, var group = groups[name], group.phase == .idle else { return }
+        guard isStarted, !isClosed, groups[name]?.phase == .idle, var group = groups.removeValue(forKey: name) else {
+            return
+        }
         while let first = group.writes.first {
             let age = Duration.seconds(now.timeIntervalSince(first.record.queuedAt))
             guard age > policy.maximumAge else {
@@ -221,43 +223,58 @@ struct OutboxState: Sendable {
                 &effects
             )
         }
-        groups[name] = group.writes.isEmpty && group.phase == .idle ? nil : group
+        if !group.writes.isEmpty || group.phase != .idle { groups[name] = consume group }
     }
 
     /// Takes the first write of `name` through the end of its try.
     private mutating func end(_ name: String, outcome: Outcome, jitter: Double, now: Date, _ effects: inout [Effect]) {
-        guard var group = groups[name], let first = group.writes.first else { return }
+        // Out of the table while it changes, so that its writes are not copied.
+        guard let first = groups[name]?.writes.first, var group = groups.removeValue(forKey: name) else { return }
         switch outcome {
         case .sent(let status, let body):
             group.writes.removeFirst()
             group.failures = 0
             group.phase = .idle
-            groups[name] = group
+            groups[name] = consume group
             finish(first, .answered(body), notice: .sent(first, statusCode: status), &effects)
             dispatch(name, now: now, &effects)
-        case .refused(let error) where error.statusCode == 409 && first.delivery == .mayHaveReachedServer:
+        case .refused(let error) where Self.isInProgress(error) && first.delivery == .mayHaveReachedServer:
             // The draft's "a request with this key is in progress": the earlier try may still be applied.
+            groups[name] = consume group
             pause(name, error: error, retryAfter: error.retryAfter, jitter: jitter, now: now, &effects)
         case .refused(let error):
             group.writes.removeFirst()
             group.failures = 0
-            group.phase = policy.onRefusal == .stopGroup ? .stopped : .idle
-            groups[name] = group
+            let stops = policy.onRefusal == .stopGroup
+            group.phase = stops ? .stopped : .idle
+            groups[name] = consume group
             finish(first, .failed, notice: .refused(first, error), &effects)
-            if group.phase == .stopped { effects.append(.notify(.stopped(group: name))) }
+            if stops { effects.append(.notify(.stopped(group: name))) }
             dispatch(name, now: now, &effects)
         case .retry(let error, let retryAfter):
-            if Self.mayHaveReachedServer(error) { groups[name]?.writes[0].delivery = .mayHaveReachedServer }
+            if Self.mayHaveReachedServer(error) { group.writes.first?.delivery = .mayHaveReachedServer }
+            groups[name] = consume group
             pause(name, error: error, retryAfter: retryAfter, jitter: jitter, now: now, &effects)
         case .cancelled where isClosed:
             // The outbox is going: the write stays on disk for the next one, which sends it with its key.
-            groups[name]?.writes[0].delivery = .mayHaveReachedServer
-            groups[name]?.phase = .idle
+            group.writes.first?.delivery = .mayHaveReachedServer
+            group.phase = .idle
+            groups[name] = consume group
         case .cancelled:
-            groups[name]?.writes[0].delivery = .mayHaveReachedServer
+            group.writes.first?.delivery = .mayHaveReachedServer
+            groups[name] = consume group
             let error = EndpointError(.cancelled, "a try of an outbox write was cancelled, not by the outbox")
             pause(name, error: error, retryAfter: nil, jitter: jitter, now: now, &effects)
         }
+    }
+
+    /// Whether `error` is a 409 that may mean "a request with this key is in progress": not one the server marks as
+    /// the stored answer of an earlier try (`Idempotent-Replayed` or `Idempotency-Replayed: true`, as Stripe and
+    /// others send), which is the outcome, a refusal.
+    static func isInProgress(_ error: EndpointError) -> Bool {
+        guard error.statusCode == 409 else { return false }
+        let replayed = error.responseHeaders?["Idempotent-Replayed"] ?? error.responseHeaders?["Idempotency-Replayed"]
+        return replayed?.lowercased() != "true"
     }
 
     /// Whether a failed try may still have been applied: no answer came, or the server failed while handling it.
@@ -275,7 +292,7 @@ struct OutboxState: Sendable {
         now: Date,
         _ effects: inout [Effect]
     ) {
-        guard var group = groups[name] else { return }
+        guard var group = groups.removeValue(forKey: name) else { return }
         counter += 1
         group.failures += 1
         let wait = policy.backoff(afterFailures: group.failures, retryAfter: retryAfter, jitter: jitter)

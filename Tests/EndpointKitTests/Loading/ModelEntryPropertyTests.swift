@@ -137,7 +137,8 @@ private struct EntryWalk {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct ModelEntryPropertyTests {
+/// One seed at a time: each walk keeps a thread busy for seconds, and the other suites need the rest.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ModelEntryPropertyTests {
     /// Fixed seeds, the same in every CI run; EK_ENTRY_SEED runs another in their place.
     @Test(
         "100,000 random events per seed keep every promise of the store's transition function",

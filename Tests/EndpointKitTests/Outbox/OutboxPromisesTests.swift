@@ -54,6 +54,26 @@ struct OutboxPromisesTests {
         #expect(await stub.requests.count == 7 && keys.count == 1)
     }
 
+    @Test("A 409 the server marks as the stored answer of an earlier try (Idempotent-Replayed) is a refusal")
+    func replayedConflictIsRefused() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let replayed = StubResponse.response(status: 409, headers: ["Idempotent-Replayed": "true"], body: Data())
+        let stub = StubTransport(replies: [.connectionLost(), replayed])
+        let outbox = try Outbox<EndpointKinds.Public>(
+            directory: directory,
+            client: OutboxTestSupport.client(stub),
+            policy: Self.fast
+        )
+        let changes = outbox.changes()
+
+        try outbox.enqueue(OutboxTestSupport.save(OutboxNote(id: "n1", text: "a")))
+        let seen = await Self.changes(changes) { if case .refused = $0 { true } else { false } }
+
+        guard case .refused(_, let error)? = seen.last else { throw EndpointError(.cancelled, "\(seen)") }
+        #expect(error.statusCode == 409)
+        #expect(await stub.requests.count == 2)
+    }
+
     @Test("Past its age, a write a last run may have sent ends as unknown; one never tried expires, with its age")
     func unknownPastAge() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
