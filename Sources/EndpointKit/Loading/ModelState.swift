@@ -21,7 +21,9 @@ public struct ModelState<Model: Sendable>: Sendable {
     /// `Retry-After`, a failure that may pass) and tries again then. `nil` while the write is on its way or queued
     /// behind earlier ones, and when no write is pending.
     ///
-    ///     if let until = state.writeWaitsUntil { badge("Waiting for the network, next try at \(until)") }
+    ///     for await state in loader.states(forID: 42) {
+    ///         if let until = state.writeWaitsUntil { print("waiting for the network; next try at \(until)") }
+    ///     }
     public var writeWaitsUntil: Date?
     /// How the last load failed, until one succeeds; a failed load never replaces ``value``.
     public var error: EndpointError? {

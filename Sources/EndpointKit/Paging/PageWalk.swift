@@ -5,7 +5,14 @@
 /// ``RequestContext/options``. The Observability adapter makes every page of a walk one trace, each page named by
 /// the walk's route, even the pages reached through an absolute `Link` URL, whose own route is unknown.
 ///
-///     if let walk = context.options.pageWalk { print("page \(walk.page) of \(walk.template ?? "?")") }
+///     struct PageLogger: Middleware {
+///         func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
+///             -> TransportResponse
+///         {
+///             if let walk = context.options.pageWalk { print("page \(walk.page) of \(walk.template ?? "?")") }
+///             return try await next(request, context: context)
+///         }
+///     }
 public struct PageWalk: Sendable {
     /// What the pages of one walk share.
     final class Shared: Sendable {
