@@ -59,6 +59,7 @@ struct OutboxIntegrationTests {
         let changes = outbox.changes()
         let loader = OutboxFixture.loader()
         let models = 20
+        let queuedAt = Date()
         let queueing = ContinuousClock.now
         for version in 0..<50 {
             for model in 0..<models {
@@ -76,6 +77,11 @@ struct OutboxIntegrationTests {
         // Every group tried once and paused: nothing was lost or sent while the server was down.
         _ = await Changes.count(of: changes, reaching: models) { if case .paused = $0 { true } else { false } }
         #expect(outbox.pending.count == 1_000 && fixture.queuedFiles().count == 1_000)
+        // Each model's screen tells its writes wait for the network, and until when.
+        for model in 0..<models {
+            let waiting = try #require(await loader.states(forID: "n\(model)").first { $0.writeWaitsUntil != nil })
+            #expect(waiting.isWritePending && (waiting.writeWaitsUntil ?? .distantPast) > queuedAt)
+        }
 
         try await server.start()
         let started = ContinuousClock.now
