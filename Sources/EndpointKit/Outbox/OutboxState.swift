@@ -9,10 +9,14 @@ import Foundation
 /// - a write that ends is settled in the stores, then reported, then taken off the disk: nothing leaves the disk
 ///   before the stores and the readers of the changes know how it ended;
 /// - a write whose try may have reached the server (its answer was lost, the try was cancelled, or a last run may
-///   have sent it) is never reported refused on a 409 (the IETF draft's "in progress"), nor expired, nor rolled
-///   back: it is sent again until the server answers it, and past its age it ends as ``OutboxChange/unknown(_:_:)``;
-/// - a stopped group sends nothing until resumed, and a paused one nothing until its own pause ends or a resume;
-/// - nothing is sent before the outbox starts or after it closes.
+///   have sent it) is never reported refused on a 409 (the IETF draft's "in progress"; a 409 the server marks as a
+///   replayed answer is one), nor expired, nor rolled back: it is sent again until the server answers it, and past
+///   its age it ends as ``OutboxChange/unknown(_:_:)``;
+/// - a stopped group sends nothing until resumed;
+/// - nothing is sent before the outbox starts or after it closes, and no group holding writes is left idle.
+///
+/// A paused group sends nothing until its own pause ends or a resume: that rule is kept by `dispatch`, which only
+/// sends from an idle group, and is not checked by the property test on its own.
 struct OutboxState: Sendable {
     /// A queued write as the queue sees it.
     struct Write: Sendable {
