@@ -28,6 +28,9 @@ struct OutboxRecord: Codable, Sendable {
     /// An envelope, by its key (`nil`: plain bodies).
     struct Envelope: Codable, Sendable {
         var key: String?
+
+        /// The envelope it stands for.
+        var responseEnvelope: ResponseEnvelope { key.map(ResponseEnvelope.networkResponse(key:)) ?? .plain }
     }
 
     /// The formats this version reads: 1 (0.8, whose key took the policy's form at each try and which kept no
@@ -211,7 +214,7 @@ extension OutboxRecord {
     /// Puts the kept settings back on `endpoint`.
     private func apply<Kind: EndpointKind>(_ settings: Settings?, to endpoint: inout Endpoint<Kind, Data>) {
         guard let settings else { return }
-        endpoint.envelope = settings.envelope.map { $0.key.map(ResponseEnvelope.networkResponse(key:)) ?? .plain }
+        endpoint.envelope = settings.envelope?.responseEnvelope
         endpoint.timeout = settings.timeout
         endpoint.idleTimeout = settings.idleTimeout
         endpoint.maximumResponseSize = settings.maximumResponseSize
@@ -222,7 +225,7 @@ extension OutboxRecord {
 
     /// The envelope the answer is read in: the endpoint's own, or else `client`'s.
     func envelope(client: EndpointClient) -> ResponseEnvelope {
-        settings?.envelope.map { $0.key.map(ResponseEnvelope.networkResponse(key:)) ?? .plain } ?? client.envelope
+        settings?.envelope?.responseEnvelope ?? client.envelope
     }
 
     /// What observers see of the write numbered `sequence`.
