@@ -134,8 +134,8 @@ private struct Tally: Decodable { var count: Int }
         var awaited = Endpoint<EndpointKinds.Public, Tally>(path: "await/cached-304/\(key)")
         awaited.options.isCached = false
         _ = try await client.response(for: awaited)
-        let start = ContinuousClock.now
-        while !records.sawNotModified, ContinuousClock.now - start < .seconds(5) { await Task.yield() }
+        // The suite's time limit ends this if the record never comes.
+        while !records.sawNotModified { await Task.yield() }
 
         #expect(first.value.authorization == "Bearer stamped")
         #expect(stale.source == .cache && stale.value == first.value)

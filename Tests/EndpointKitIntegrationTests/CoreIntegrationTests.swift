@@ -198,7 +198,8 @@ struct CoreIntegrationTests {
 
         let error = try #require(throws: EndpointError.self) { try result.get() }
         #expect(error.kind == .cancelled)
-        #expect(clock.now - start < .seconds(5), "the request was not cancelled; it waited for the server")
+        // The server holds the request 60 s; half of that leaves room for a machine as slow as CI's.
+        #expect(clock.now - start < .seconds(30), "the request was not cancelled; it waited for the server")
     }
 
     @Test("A refused connection is a transportFailed error")

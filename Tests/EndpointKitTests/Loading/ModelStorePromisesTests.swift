@@ -74,8 +74,8 @@ private func batch(window: Duration? = nil) -> ModelBatch<EndpointKinds.Public, 
 
         try await clock.waitForSleep(atLeast: .milliseconds(500), atMost: .milliseconds(500))
         clock.advance(by: .milliseconds(500))
-        let start = ContinuousClock.now
-        while loader.store.counts.entries > 0, ContinuousClock.now - start < .seconds(5) { await Task.yield() }
+        // The suite's time limit ends this if the entry never goes.
+        while loader.store.counts.entries > 0 { await Task.yield() }
 
         #expect(loader.store.counts.entries == 0)
         _ = try await loader.loadModel(withID: 1)
@@ -148,10 +148,8 @@ private func batch(window: Duration? = nil) -> ModelBatch<EndpointKinds.Public, 
         _ = await values.next()
 
         loader.invalidate(id: 1)
-        let start = ContinuousClock.now
-        while await transport.transportRequests.count < 2, ContinuousClock.now - start < .seconds(5) {
-            await Task.yield()
-        }
+        // The suite's time limit ends this if the revalidation never comes.
+        while await transport.transportRequests.count < 2 { await Task.yield() }
 
         #expect(await transport.transportRequests.count == 2)
         task.cancel()

@@ -82,26 +82,34 @@ import FoundationNetworking
     )
     func retryAfter(value: String) async throws {
         let clock = ImmediateClock()
-        let header =
-            value == "RETRY-AFTER-DATE"
-            ? httpDate(Date().addingTimeInterval(30.9)) : value
+        // An HTTP-date has whole seconds: the time it names is the whole second 30.9 s from now, rounded down.
+        let retryTime = (Date().timeIntervalSince1970 + 30.9).rounded(.down)
+        let isDate = value == "RETRY-AFTER-DATE"
+        let header = isDate ? httpDate(Date(timeIntervalSince1970: retryTime)) : value
         let (client, _) = client(
             [.response(status: 429, headers: [.retryAfter: header]), .json(#"{"id": 1, "name": "ok"}"#)],
             policy: RetryPolicy(baseDelay: .milliseconds(1)),
             clock: clock
         )
 
+        let before = Date().timeIntervalSince1970
         _ = try await client.response(for: .item(1))
+        let after = Date().timeIntervalSince1970
 
         let sleep = try #require(clock.sleeps.first)
-        // An HTTP-date has whole seconds and is read against the wall clock: allow for a slow machine.
-        #expect(sleep > .seconds(20) && sleep <= .seconds(31))
+        if isDate {
+            // Read against the wall clock during the call (rounded up to the millisecond), however slow the machine.
+            #expect(sleep >= .seconds(retryTime - after) && sleep <= .seconds(retryTime - before) + .milliseconds(1))
+        } else {
+            #expect(sleep == .seconds(30))
+        }
     }
 
     @Test("A GitHub-style rate limit (403, remaining 0, reset time) is waited for until its reset, then retried")
     func rateLimitReset() async throws {
         let clock = ImmediateClock()
-        let reset = String(Int(Date().timeIntervalSince1970) + 30)
+        let resetTime = Int(Date().timeIntervalSince1970) + 30
+        let reset = String(resetTime)
         let (client, transport) = client(
             [
                 .response(status: 403, headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": reset]),
@@ -111,11 +119,17 @@ import FoundationNetworking
             clock: clock
         )
 
+        let before = Date().timeIntervalSince1970
         let item = try await client.response(for: .item(1))
+        let after = Date().timeIntervalSince1970
 
+        // The reset time less the wall clock read during the call (rounded up to the millisecond), however slow the machine.
         let sleep = try #require(clock.sleeps.first)
-        // Whole seconds against the wall clock: allow for a slow machine.
-        #expect(sleep > .seconds(20) && sleep <= .seconds(31))
+        #expect(
+            sleep >= .seconds(Double(resetTime) - after)
+                && sleep <= .seconds(Double(resetTime) - before) + .milliseconds(1)
+        )
+        #expect(sleep > .zero)
         #expect(item.name == "ok")
         #expect(await transport.requests.count == 2)
     }

@@ -38,8 +38,8 @@ struct CachingTests {
 
         let stale = try await client.exchange(for: endpoint)
         _ = try await counters.await("cached-304", key)
-        let start = ContinuousClock.now
-        while !records.sawNotModified, ContinuousClock.now - start < .seconds(5) { await Task.yield() }
+        // The suite's time limit ends this if the record never comes.
+        while !records.sawNotModified { await Task.yield() }
 
         #expect(stale.source == .cache && stale.value == first.value)
         #expect(try await counters.count("cached-304", key) == 1)
