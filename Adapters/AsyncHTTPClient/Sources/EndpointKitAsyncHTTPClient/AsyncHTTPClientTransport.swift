@@ -36,6 +36,13 @@ import NIOHTTPCompression
 ///   ``maximumDecompressionRatio`` times its compressed size fails with ``EndpointError/Kind/responseTooLarge``
 ///   (a compression bomb). No `Accept-Encoding` is added: a request that wants compression says so.
 /// - **Upload progress** is reported for every body as its chunks are handed to the connection.
+/// - **A cancelled call is not sent**, even one of a batch cancelled in a loop while earlier calls of it hold
+///   the connections. Calls beyond what the pool sends to an origin at once (its HTTP/1.1 connections per host,
+///   or ``concurrentHTTP2RequestsPerOrigin`` once the origin answers over HTTP/2) wait in the transport, not in
+///   AsyncHTTPClient's queue, and leave it the moment their task is cancelled. After a waiting call is
+///   cancelled (or a sending one, while others wait), the origin's freed connections go to waiting calls only
+///   once 50 ms pass without such a cancellation: by then the loop has reached every call of the batch. An origin
+///   where nobody waits never pauses.
 ///
 /// The transport owns its `HTTPClient` and shuts it down when it is released (a body still being read keeps it);
 /// call ``shutdown()`` to wait for that.
@@ -43,6 +50,13 @@ public final class AsyncHTTPClientTransport: Transport {
     /// The client requests are sent through.
     public let client: HTTPClient
     private let isShutDown = NIOLockedValueBox(false)
+    /// Which calls may hand their request to the client's pool: the rest wait here, where a cancelled one leaves
+    /// at once (see ``AdmissionState``).
+    let admission: Admission
+
+    /// How many requests are sent to one origin at once over HTTP/2, where one connection carries them all: the
+    /// concurrent streams every server should allow (RFC 9113 §6.5.2 recommends no fewer than 100).
+    public static let concurrentHTTP2RequestsPerOrigin = 100
 
     /// How many times its compressed size a response body may inflate to in ``defaultConfiguration()``: far
     /// above what text and JSON reach (10 to 50 times), far below a compression bomb (about 1,000 times).
@@ -61,6 +75,11 @@ public final class AsyncHTTPClientTransport: Transport {
         var configuration = configuration
         configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        admission = Admission(
+            http1Limit: configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit,
+            http2Limit: Self.concurrentHTTP2RequestsPerOrigin,
+            timers: eventLoopGroup.any()
+        )
     }
 
     deinit {
@@ -99,10 +118,13 @@ public final class AsyncHTTPClientTransport: Transport {
         // directly never hands AsyncHTTPClient a port it narrows to 16 bits: it stops the process for an IP
         // literal past 65535 and truncates the port of a host name.
         try request.validate()
-        // A task cancelled before it gets here is never handed to the client's pool.
+        // A task cancelled before it gets here, or while it waits for its turn, is never handed to the pool.
         if Task.isCancelled { throw EndpointError(.cancelled, "the task was cancelled before the request was sent") }
+        let slot = try await admission.enter(Self.origin(of: request.url))
         if case .collect(let limit) = options.body {
-            return try await sendCollecting(request, limit: limit, options: options)
+            let response = try await sendCollecting(request, limit: limit, options: options)
+            slot.end(http2: response.protocolVersion == "2")
+            return response
         }
         let prepared = try Self.clientRequest(for: request, options: options)
         let headDeadline = Self.headDeadline(for: options)
@@ -122,7 +144,13 @@ public final class AsyncHTTPClientTransport: Transport {
         let body = ResponseBody(
             length: headers.announcedBodyLength(statusCode: Int(response.status.code), isHead: request.method == .head)
                 .flatMap { Int(exactly: $0) },
-            pulling: ResponseChunks(body: response.body, idleTimeout: options.idleTimeout, transport: self)
+            pulling: ResponseChunks(
+                body: response.body,
+                idleTimeout: options.idleTimeout,
+                transport: self,
+                slot: slot,
+                http2: response.version.major >= 2
+            )
         )
         var transportResponse = TransportResponse(
             statusCode: Int(response.status.code),

@@ -15,15 +15,27 @@ struct ResponseChunks: AsyncSequence, Sendable {
     /// The transport, kept alive while its body is read: released, it shuts its client down, which would cut
     /// the body of a stream that outlives the client it was asked through.
     let transport: AsyncHTTPClientTransport
+    /// The call's place among those sent to its origin: given back when the body ends, fails, or is dropped.
+    let slot: Admission.Slot
+    /// Whether the response came over HTTP/2.
+    let http2: Bool
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(body: IteratorBox(body.makeAsyncIterator()), idleTimeout: idleTimeout, transport: transport)
+        Iterator(
+            body: IteratorBox(body.makeAsyncIterator()),
+            idleTimeout: idleTimeout,
+            transport: transport,
+            slot: slot,
+            http2: http2
+        )
     }
 
     struct Iterator: AsyncIteratorProtocol {
         let body: IteratorBox
         let idleTimeout: Duration?
         let transport: AsyncHTTPClientTransport
+        let slot: Admission.Slot
+        let http2: Bool
 
         func next() async throws -> Data? {
             do {
@@ -33,8 +45,10 @@ struct ResponseChunks: AsyncSequence, Sendable {
                 } else {
                     buffer = try await body.next()
                 }
+                if buffer == nil { slot.end(http2: http2) }
                 return buffer.map { Data(buffer: $0, byteTransferStrategy: .noCopy) }
             } catch {
+                slot.end(http2: http2)
                 throw AsyncHTTPClientTransport.endpointError(from: error, afterHead: true, idleTimeout: idleTimeout)
             }
         }

@@ -15,8 +15,8 @@ private final class AttemptCount: ExchangeObserver {
     }
 }
 
-/// A call cancelled before its request is written is never sent, whether it is cancelled before it starts or
-/// while it waits for a pooled connection.
+/// A call cancelled before its request is written is never sent, whether it is cancelled before it starts, while
+/// it waits for a pooled connection, or while earlier calls of its batch are being cancelled.
 @Suite(.timeLimit(.minutes(2)))
 struct CancellationTests {
     @Test("1,000 calls cancelled while the pool's two connections are held reach the server never, round after round")
@@ -40,9 +40,8 @@ struct CancellationTests {
             while try await counters.count("hold", key) < 2 { await Task.yield() }
 
             let started = attempts.value
-            let calls = (0..<1_000).map { _ in
-                Task { try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)")) }
-            }
+            let echo = Endpoint<EndpointKinds.Public, Data>(path: "echo/\(key)")
+            let calls = (0..<1_000).map { _ in Task { try await client.response(for: echo) } }
             // Cancelled once every call has started its attempt: on its way to the pool, or waiting in it.
             while attempts.value < started + 1_000 { await Task.yield() }
             for call in calls { call.cancel() }
@@ -61,6 +60,44 @@ struct CancellationTests {
 
             #expect(cancelled == 1_000, "round \(round)")
             #expect(try await counters.count("echo", key) == 0, "round \(round): cancelled calls reached the server")
+        }
+        try await transport.shutdown()
+    }
+
+    @Test(
+        "A batch of 1,000 held calls, cancelled in a loop in the order made once the pool is full, sends nothing more"
+    )
+    func cancelledBatch() async throws {
+        // The default configuration, as a user has it: its pool's connections per host are what the server holds.
+        let connections = AsyncHTTPClientTransport.defaultConfiguration().connectionPool
+            .concurrentHTTP1ConnectionsPerHostSoftLimit
+        let transport = AsyncHTTPClientTransport()
+        let client = EndpointClient(
+            environment: ServerEnvironment(baseURL: try TestServers.fault()),
+            transport: transport
+        )
+        let counters = try Counters()
+
+        for round in 1...5 {
+            let key = UUID().uuidString
+            let hold = Self.held(key)
+            let calls = (0..<1_000).map { _ in Task { try await client.response(for: hold) } }
+            // Nothing else can be written once the server holds one request per connection.
+            while try await counters.count("hold", key) < connections { await Task.yield() }
+            let before = try await counters.count("hold", key)
+            // Cancelling a held call frees its connection while later calls are not cancelled yet.
+            for call in calls { call.cancel() }
+            for call in calls { _ = await call.result }
+            // Calls still queued would go out first, ahead of these, on the freed connections.
+            for _ in 0..<4 {
+                _ = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "echo/marker-\(key)"))
+            }
+
+            let after = try await counters.count("hold", key)
+            #expect(
+                after == before,
+                "round \(round): \(after - before) requests reached the server after the loop began"
+            )
         }
         try await transport.shutdown()
     }

@@ -1,0 +1,132 @@
+import EndpointKit
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The driver of ``AdmissionState``: one lock for the state and the continuations of waiting calls, which it
+/// resumes after the lock is released; wakes are timers on an event loop.
+final class Admission: Sendable {
+    private struct Shared {
+        var state: AdmissionState
+        var lastCall: AdmissionState.Call = 0
+        /// Calls suspended until they are admitted or refused.
+        var waiting: [AdmissionState.Call: CheckedContinuation<Void, any Error>] = [:]
+        /// What happened to calls before their continuation was stored: applied when it is.
+        var decided: [AdmissionState.Call: AdmissionState.Effect] = [:]
+    }
+
+    private let shared: NIOLockedValueBox<Shared>
+    private let timers: any EventLoop
+
+    /// The quiet time ``AdmissionState`` waits for after cancellations of waiting calls: far longer than the gap
+    /// between two cancellations of a loop, even on a loaded machine; short beside a request.
+    static let grace: Duration = .milliseconds(50)
+
+    init(http1Limit: Int, http2Limit: Int, timers: any EventLoop) {
+        let grace = UInt64(
+            Self.grace.components.attoseconds / 1_000_000_000 + Self.grace.components.seconds * 1_000_000_000
+        )
+        shared = NIOLockedValueBox(
+            Shared(state: AdmissionState(http1Limit: http1Limit, http2Limit: http2Limit, grace: grace))
+        )
+        self.timers = timers
+    }
+
+    private static var now: AdmissionState.Instant { NIODeadline.now().uptimeNanoseconds }
+
+    /// Waits until a call to `origin` may send, first come first served, and returns its place; throws
+    /// ``EndpointError/Kind/cancelled`` (having sent nothing) when the task is cancelled first.
+    func enter(_ origin: String) async throws -> Slot {
+        let (call, isAdmitted, others) = shared.withLockedValue { shared in
+            shared.lastCall += 1
+            let call = shared.lastCall
+            let effects = shared.state.apply(.asked(call, origin: origin, now: Self.now))
+            return (call, effects.contains(.admit(call)), Self.route(effects.filter { $0 != .admit(call) }, &shared))
+        }
+        carryOut(others)
+        let slot = Slot(admission: self, call: call, origin: origin)
+        // Room at once: no suspension, the common case.
+        if isAdmitted { return slot }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let decision = shared.withLockedValue { shared -> AdmissionState.Effect? in
+                    if let decision = shared.decided.removeValue(forKey: call) { return decision }
+                    shared.waiting[call] = continuation
+                    return nil
+                }
+                if let decision { Self.resume(continuation, decision) }
+            }
+        } onCancel: {
+            apply(.cancelled(call, origin: origin, now: Self.now))
+        }
+        return slot
+    }
+
+    /// Applies `event` and carries out what it decides.
+    fileprivate func apply(_ event: AdmissionState.Event) {
+        carryOut(shared.withLockedValue { shared in Self.route(shared.state.apply(event), &shared) })
+    }
+
+    /// Pairs each effect on a call with the call's continuation; one not stored yet finds its effect in
+    /// `decided` when it is.
+    private static func route(_ effects: [AdmissionState.Effect], _ shared: inout Shared) -> [(
+        AdmissionState.Effect, CheckedContinuation<Void, any Error>?
+    )] {
+        effects.map { effect in
+            guard let call = effect.call else { return (effect, nil) }
+            guard let continuation = shared.waiting.removeValue(forKey: call) else {
+                shared.decided[call] = effect
+                return (effect, nil)
+            }
+            return (effect, continuation)
+        }
+    }
+
+    /// Resumes the calls decided (outside the lock) and sets the timer of a wake.
+    private func carryOut(_ effects: [(AdmissionState.Effect, CheckedContinuation<Void, any Error>?)]) {
+        for (effect, continuation) in effects {
+            if let continuation { Self.resume(continuation, effect) }
+            if case .wake(let at) = effect {
+                timers.scheduleTask(deadline: .uptimeNanoseconds(at)) { self.apply(.woke(now: Self.now)) }
+            }
+        }
+    }
+
+    private static func resume(_ continuation: CheckedContinuation<Void, any Error>, _ effect: AdmissionState.Effect) {
+        if case .admit = effect { return continuation.resume() }
+        continuation.resume(
+            throwing: EndpointError(.cancelled, "the task was cancelled while waiting for a connection")
+        )
+    }
+
+    /// An admitted call's place: given back once, by ``end(http2:)`` or when the last reference to it goes.
+    final class Slot: Sendable {
+        private let admission: Admission
+        private let call: AdmissionState.Call
+        private let origin: String
+
+        fileprivate init(admission: Admission, call: AdmissionState.Call, origin: String) {
+            self.admission = admission
+            self.call = call
+            self.origin = origin
+        }
+
+        /// Gives the place back; `http2` says how the origin answered, when it did. Ending twice changes nothing.
+        func end(http2: Bool? = nil) {
+            admission.apply(
+                .ended(call, origin: origin, cancelled: Task.isCancelled, http2: http2, now: Admission.now)
+            )
+        }
+
+        deinit { end() }
+    }
+}
+
+extension AdmissionState.Effect {
+    /// The call the effect is for, if any.
+    var call: AdmissionState.Call? {
+        switch self {
+        case .admit(let call), .refuse(let call): call
+        case .wake: nil
+        }
+    }
+}
