@@ -15,6 +15,8 @@ final class Admission: Sendable {
     }
 
     private let shared: NIOLockedValueBox<Shared>
+    /// An effect, with the continuation of the call it is for when that call waits.
+    private typealias Routed = (AdmissionState.Effect, CheckedContinuation<Void, any Error>?)
     private let timers: any EventLoop
 
     /// The quiet time ``AdmissionState`` waits for after cancellations of waiting calls: far longer than the gap
@@ -33,19 +35,25 @@ final class Admission: Sendable {
 
     private static var now: AdmissionState.Instant { NIODeadline.now().uptimeNanoseconds }
 
-    /// Waits until a call to `origin` may send, first come first served, and returns its place; throws
+    /// An admitted call: given back by ``end(_:http2:)``.
+    struct Ticket: Sendable {
+        fileprivate let call: AdmissionState.Call
+        fileprivate let origin: OriginKey
+    }
+
+    /// Waits until a call to `origin` may send, first come first served, and returns its ticket; throws
     /// ``EndpointError/Kind/cancelled`` (having sent nothing) when the task is cancelled first.
-    func enter(_ origin: String) async throws -> Slot {
-        let (call, isAdmitted, others) = shared.withLockedValue { shared in
+    func enter(_ origin: OriginKey) async throws -> Ticket {
+        let (call, isAdmitted, others) = shared.withLockedValue { shared -> (AdmissionState.Call, Bool, [Routed]) in
             shared.lastCall += 1
             let call = shared.lastCall
             let effects = shared.state.apply(.asked(call, origin: origin, now: Self.now))
+            if effects.count == 1, effects[0] == .admit(call) { return (call, true, []) }
             return (call, effects.contains(.admit(call)), Self.route(effects.filter { $0 != .admit(call) }, &shared))
         }
         carryOut(others)
-        let slot = Slot(admission: self, call: call, origin: origin)
         // Room at once: no suspension, the common case.
-        if isAdmitted { return slot }
+        if isAdmitted { return Ticket(call: call, origin: origin) }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let decision = shared.withLockedValue { shared -> AdmissionState.Effect? in
@@ -58,19 +66,22 @@ final class Admission: Sendable {
         } onCancel: {
             apply(.cancelled(call, origin: origin, now: Self.now))
         }
-        return slot
+        return Ticket(call: call, origin: origin)
+    }
+
+    /// Gives `ticket`'s place back; `http2` says how the origin answered, when it did. Ending twice changes nothing.
+    func end(_ ticket: Ticket, http2: Bool? = nil) {
+        apply(.ended(ticket.call, origin: ticket.origin, cancelled: Task.isCancelled, http2: http2, now: Self.now))
     }
 
     /// Applies `event` and carries out what it decides.
-    fileprivate func apply(_ event: AdmissionState.Event) {
+    private func apply(_ event: AdmissionState.Event) {
         carryOut(shared.withLockedValue { shared in Self.route(shared.state.apply(event), &shared) })
     }
 
     /// Pairs each effect on a call with the call's continuation; one not stored yet finds its effect in
     /// `decided` when it is.
-    private static func route(_ effects: [AdmissionState.Effect], _ shared: inout Shared) -> [(
-        AdmissionState.Effect, CheckedContinuation<Void, any Error>?
-    )] {
+    private static func route(_ effects: [AdmissionState.Effect], _ shared: inout Shared) -> [Routed] {
         effects.map { effect in
             guard let call = effect.call else { return (effect, nil) }
             guard let continuation = shared.waiting.removeValue(forKey: call) else {
@@ -82,7 +93,7 @@ final class Admission: Sendable {
     }
 
     /// Resumes the calls decided (outside the lock) and sets the timer of a wake.
-    private func carryOut(_ effects: [(AdmissionState.Effect, CheckedContinuation<Void, any Error>?)]) {
+    private func carryOut(_ effects: [Routed]) {
         for (effect, continuation) in effects {
             if let continuation { Self.resume(continuation, effect) }
             if case .wake(let at) = effect {
@@ -98,24 +109,18 @@ final class Admission: Sendable {
         )
     }
 
-    /// An admitted call's place: given back once, by ``end(http2:)`` or when the last reference to it goes.
+    /// A ticket given back when the last reference to it goes, if ``end(http2:)`` did not give it back before: a
+    /// streamed body's, which its reader may leave at any point.
     final class Slot: Sendable {
         private let admission: Admission
-        private let call: AdmissionState.Call
-        private let origin: String
+        private let ticket: Ticket
 
-        fileprivate init(admission: Admission, call: AdmissionState.Call, origin: String) {
+        init(_ ticket: Ticket, of admission: Admission) {
             self.admission = admission
-            self.call = call
-            self.origin = origin
+            self.ticket = ticket
         }
 
-        /// Gives the place back; `http2` says how the origin answered, when it did. Ending twice changes nothing.
-        func end(http2: Bool? = nil) {
-            admission.apply(
-                .ended(call, origin: origin, cancelled: Task.isCancelled, http2: http2, now: Admission.now)
-            )
-        }
+        func end(http2: Bool? = nil) { admission.end(ticket, http2: http2) }
 
         deinit { end() }
     }

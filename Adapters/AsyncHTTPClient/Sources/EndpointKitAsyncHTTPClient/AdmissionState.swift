@@ -32,12 +32,12 @@ struct AdmissionState: Sendable {
 
     enum Event: Sendable, Equatable {
         /// A call asks to send a request to `origin`.
-        case asked(Call, origin: String, now: Instant)
+        case asked(Call, origin: OriginKey, now: Instant)
         /// A call's task was cancelled (before it asked, while it waits, or while it sends).
-        case cancelled(Call, origin: String, now: Instant)
+        case cancelled(Call, origin: OriginKey, now: Instant)
         /// A call admitted to `origin` ended, `cancelled` or not; `http2` says how the origin answered, when it
         /// did. A call that was not admitted, or ended already, changes nothing.
-        case ended(Call, origin: String, cancelled: Bool, http2: Bool?, now: Instant)
+        case ended(Call, origin: OriginKey, cancelled: Bool, http2: Bool?, now: Instant)
         /// The time a ``Effect/wake(at:)`` asked for came.
         case woke(now: Instant)
     }
@@ -57,64 +57,106 @@ struct AdmissionState: Sendable {
     let http2Limit: Int
     /// How long an origin must go without a cancellation before a place is handed to a call that waits.
     let grace: UInt64
-    private(set) var origins: [String: Origin] = [:]
+    /// How many origins are kept while idle, so that sequential calls reuse their storage; past that, an origin
+    /// is forgotten once it is idle and quiet.
+    let keptOrigins: Int
+    private(set) var origins: [OriginKey: Origin] = [:]
     /// When the one wake asked for comes, if one was.
     private(set) var wakeAt: Instant?
 
-    init(http1Limit: Int, http2Limit: Int, grace: UInt64) {
+    init(http1Limit: Int, http2Limit: Int, grace: UInt64, keptOrigins: Int = 64) {
         self.http1Limit = max(1, http1Limit)
         self.http2Limit = max(1, http2Limit)
         self.grace = grace
+        self.keptOrigins = keptOrigins
     }
 
     /// Applies `event` and returns the calls to admit or refuse, and the wake to ask for, in that order.
     mutating func apply(_ event: Event) -> [Effect] {
+        // Copied, so that the changes below, made while `origins` is being changed, do not read `self`.
+        let (grace, http1Limit, http2Limit) = (grace, http1Limit, http2Limit)
         switch event {
         case .asked(let call, let origin, let now):
-            var state = origins[origin] ?? Origin(limit: http1Limit)
-            if state.isWaiting.isEmpty, state.sending.count < state.limit, now >= state.quietAt {
-                state.sending.insert(call)
-                origins[origin] = state
-                return [.admit(call)]
+            return edit(origin, now: now) { state in
+                if state.isWaiting.isEmpty, state.sending.count < state.limit, now >= state.quietAt {
+                    state.sending.insert(call)
+                    return [.admit(call)]
+                }
+                state.queue.append(call)
+                state.isWaiting.insert(call)
+                return []
             }
-            state.queue.append(call)
-            state.isWaiting.insert(call)
-            return update(origin, state, now: now)
         case .cancelled(let call, let origin, let now):
-            guard var state = origins[origin], state.isWaiting.remove(call) != nil else { return [] }
-            state.quietAt = max(state.quietAt, now + grace)
-            return [.refuse(call)] + update(origin, state, now: now)
+            return edit(origin, now: now) { state in
+                guard state.isWaiting.remove(call) != nil else { return nil }
+                state.quietAt = max(state.quietAt, now + grace)
+                return [.refuse(call)]
+            }
         case .ended(let call, let origin, let cancelled, let http2, let now):
-            guard var state = origins[origin], state.sending.remove(call) != nil else { return [] }
-            if cancelled, !state.isWaiting.isEmpty { state.quietAt = max(state.quietAt, now + grace) }
-            if let http2 { state.limit = http2 ? http2Limit : http1Limit }
-            return update(origin, state, now: now)
+            return edit(origin, now: now) { state in
+                guard state.sending.remove(call) != nil else { return nil }
+                if cancelled, !state.isWaiting.isEmpty { state.quietAt = max(state.quietAt, now + grace) }
+                if let http2 { state.limit = http2 ? http2Limit : http1Limit }
+                return []
+            }
         case .woke(let now):
             wakeAt = nil
-            return origins.sorted { $0.key < $1.key }.flatMap { update($0.key, $0.value, now: now) }
+            return origins.keys.sorted().flatMap { origin in edit(origin, now: now) { _ in nil } }
         }
     }
 
-    /// Admits the oldest waiting calls while `state` has room and is quiet, asks for a wake when it is not yet
-    /// quiet, then keeps it (an idle origin is forgotten once quiet).
-    private mutating func update(_ origin: String, _ state: Origin, now: Instant) -> [Effect] {
-        var state = state
-        var effects: [Effect] = []
+    /// Changes `origin`'s state in place by `change` (`nil`: the event changed nothing), then admits its oldest
+    /// waiting calls while it has room and is quiet, asks for a wake when it has room but is not quiet yet, and
+    /// forgets it when it is idle and quiet and more origins than `keptOrigins` are kept. One lookup of `origin`.
+    private mutating func edit(_ origin: OriginKey, now: Instant, _ change: (inout Origin) -> [Effect]?) -> [Effect] {
+        var quietAt: Instant?
+        var isIdleAndQuiet = false
+        var effects = Self.edit(
+            &origins[origin, default: Origin(limit: http1Limit)],
+            now: now,
+            change,
+            notQuietUntil: &quietAt,
+            isIdleAndQuiet: &isIdleAndQuiet
+        )
+        if let quietAt, (wakeAt ?? .max) > quietAt {
+            wakeAt = quietAt
+            effects.append(.wake(at: quietAt))
+        }
+        if isIdleAndQuiet, origins.count > keptOrigins { origins[origin] = nil }
+        return effects
+    }
+
+    private static func edit(
+        _ state: inout Origin,
+        now: Instant,
+        _ change: (inout Origin) -> [Effect]?,
+        notQuietUntil: inout Instant?,
+        isIdleAndQuiet: inout Bool
+    ) -> [Effect] {
+        var effects = change(&state) ?? []
+        admit(&state, now: now, into: &effects, notQuietUntil: &notQuietUntil)
+        isIdleAndQuiet = state.isIdle && now >= state.quietAt
+        return effects
+    }
+
+    private static func admit(
+        _ state: inout Origin,
+        now: Instant,
+        into effects: inout [Effect],
+        notQuietUntil: inout Instant?
+    ) {
         // Cancelled calls at the front go now; one further back goes when it reaches the front.
         while let call = state.queue.first, !state.isWaiting.contains(call) { state.queue.removeFirst() }
-        let isQuiet = now >= state.quietAt
-        while isQuiet, state.sending.count < state.limit, let call = state.queue.popFirst() {
+        guard !state.queue.isEmpty, state.sending.count < state.limit else { return }
+        guard now >= state.quietAt else {
+            notQuietUntil = state.quietAt
+            return
+        }
+        while state.sending.count < state.limit, let call = state.queue.popFirst() {
             guard state.isWaiting.remove(call) != nil else { continue }
             state.sending.insert(call)
             effects.append(.admit(call))
         }
         while let call = state.queue.first, !state.isWaiting.contains(call) { state.queue.removeFirst() }
-        let needsWake = !isQuiet && (state.isIdle || state.sending.count < state.limit && !state.queue.isEmpty)
-        if needsWake, (wakeAt ?? .max) > state.quietAt {
-            wakeAt = state.quietAt
-            effects.append(.wake(at: state.quietAt))
-        }
-        origins[origin] = state.isIdle && isQuiet ? nil : state
-        return effects
     }
 }

@@ -38,13 +38,6 @@ extension AsyncHTTPClientTransport {
         return .stream(chunks, length: length)
     }
 
-    /// `scheme://host:port` of `url`, the key under which ``Admission`` counts calls sent at once.
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
-    }
-
     /// `version` as OpenTelemetry's `network.protocol.version` writes it: `"1.1"`, `"2"`.
     static func protocolVersion(_ version: HTTPVersion) -> String {
         version.minor == 0 && version.major >= 2 ? "\(version.major)" : "\(version.major).\(version.minor)"

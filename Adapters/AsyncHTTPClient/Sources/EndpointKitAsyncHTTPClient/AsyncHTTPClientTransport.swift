@@ -120,12 +120,18 @@ public final class AsyncHTTPClientTransport: Transport {
         try request.validate()
         // A task cancelled before it gets here, or while it waits for its turn, is never handed to the pool.
         if Task.isCancelled { throw EndpointError(.cancelled, "the task was cancelled before the request was sent") }
-        let slot = try await admission.enter(Self.origin(of: request.url))
+        let ticket = try await admission.enter(OriginKey(request.url))
         if case .collect(let limit) = options.body {
-            let response = try await sendCollecting(request, limit: limit, options: options)
-            slot.end(http2: response.protocolVersion == "2")
-            return response
+            do {
+                let response = try await sendCollecting(request, limit: limit, options: options)
+                admission.end(ticket, http2: response.protocolVersion == "2")
+                return response
+            } catch {
+                admission.end(ticket)
+                throw error
+            }
         }
+        let slot = Admission.Slot(ticket, of: admission)
         let prepared = try Self.clientRequest(for: request, options: options)
         let headDeadline = Self.headDeadline(for: options)
         let response: HTTPClientResponse
