@@ -65,14 +65,15 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            "body": BODY}) stored under the key; the same key and body again gets the stored answer
                            (Idempotency-Replayed: true); the same key while the first is in flight gets 409, with
                            another body 422, and no key 400 (each application/problem+json). ?delay-ms=M holds
-                           the first request M ms after applying it; ?drop=1 applies the first request for a key
+                           the first request M ms after applying it, ?hold=1 until /release/KEY is asked for (a
+                           gate the test opens, not a clock; 60 s at most); ?drop=1 applies the first request for a key
                            and closes the connection without answering (the case that makes a client apply twice
                            or lose the write); ?drop-one-in=N does so for every Nth write applied under KEY.
                            Counts idem/KEY, idem-applied/KEY, idem-replayed/KEY, idem-409/KEY, idem-422/KEY,
                            idem-400/KEY and idem-dropped/KEY
     GET  /idem-log/KEY/GROUP  {"applied": [BODY, ...]}: GROUP's applied bodies, in the order they were applied;
                            /idem-log/KEY gives {"groups": {GROUP: [BODY, ...], ...}} for every group of KEY
-    GET  /release/KEY      counted as release/KEY: lets /jsonl/KEY send its next line
+    GET  /release/KEY      counted as release/KEY: lets /jsonl/KEY send its next line, and /idem/KEY?hold=1 answer
     GET  /file-redirect/KEY/N  302 to the same file at http://localhost:PORT (another origin than 127.0.0.1)
     ANY  /raw/KEY?b64=B    counted; sends exactly the bytes B decodes to (URL-safe base64) and nothing else, then
                            serves the next request on the same connection (a hostile server's exact bytes);
@@ -701,6 +702,9 @@ def route_idem(request):
     applied = count("idem-applied/" + key)
     if "delay-ms" in options:
         time.sleep(int(options["delay-ms"]) / 1000)
+    if options.get("hold") == "1":
+        with lock:
+            lock.wait_for(lambda: counts.get("release/" + key, 0) >= 1, timeout=60)
     with lock:
         stored["answer"] = answer
     drops_one_in = int(options.get("drop-one-in", "0"))

@@ -95,8 +95,11 @@ start() {
     local httpbin_port nginx_port echo_port
     httpbin_port=$(free_port)
     # gthread workers: the integration tests hold many slow requests (/delay, /drip) open at once.
+    # Idle connections are kept 75 s, as nginx keeps them, longer than a client's pool (AsyncHTTPClient's 60 s):
+    # with gunicorn's 2 s, a loaded machine saw the server close a connection as the client reused it.
     python3 -m gunicorn --bind "127.0.0.1:$httpbin_port" --worker-class gthread --workers 2 --threads 64 \
-        --timeout 120 --graceful-timeout 2 --log-level warning httpbin:app >"$state/httpbin.log" 2>&1 &
+        --timeout 120 --graceful-timeout 2 --keep-alive 75 --log-level warning httpbin:app \
+        >"$state/httpbin.log" 2>&1 &
     echo $! >>"$state/pids"
     wait_for "http://127.0.0.1:$httpbin_port/get" httpbin $!
 
