@@ -19,7 +19,13 @@ struct EngineTests {
         defaults.maximumResponseSize = 4096
         defaults.timeout = .seconds(7)
         defaults.idleTimeout = .seconds(3)
-        let client = EndpointClient(environment: Fixture.environment, transport: transport, defaults: defaults)
+        // A clock that does not move: the 7 s deadline is only passed along, never reached on a loaded machine.
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: transport,
+            defaults: defaults,
+            clock: TestClock()
+        )
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("engine-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
