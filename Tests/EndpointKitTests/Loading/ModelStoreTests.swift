@@ -173,9 +173,18 @@ where S.Element: Sendable {
         #expect(await values.next()?.name == "item 5")
         #expect(loader.store.value(for: .request(method: "GET", url: "https://api.test/v1/items/5"))?.name == "item 5")
 
-        let saved = try await loader.update(Item(id: 5, name: "mine")) { Item(id: 5, name: "the server's") }
-        #expect(saved.name == "the server's")
+        // The answer waits until the optimistic value was seen: an observer gets the newest value, and one that
+        // is slow to look (under Thread Sanitizer) would otherwise see only the answer.
+        let answer = Gate()
+        let saving = Task {
+            try await loader.update(Item(id: 5, name: "mine")) { () async throws(EndpointError) -> Item? in
+                await answer.wait()
+                return Item(id: 5, name: "the server's")
+            }
+        }
         #expect(await values.next()?.name == "mine")
+        answer.open()
+        #expect(try await saving.value.name == "the server's")
         #expect(await values.next()?.name == "the server's")
         task.cancel()
     }
