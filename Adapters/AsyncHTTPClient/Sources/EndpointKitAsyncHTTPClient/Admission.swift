@@ -19,16 +19,13 @@ final class Admission: Sendable {
     private typealias Routed = (AdmissionState.Effect, CheckedContinuation<Void, any Error>?)
     private let timers: any EventLoop
 
-    /// The quiet time ``AdmissionState`` waits for after cancellations of waiting calls: far longer than the gap
-    /// between two cancellations of a loop, even on a loaded machine; short beside a request.
-    static let grace: Duration = .milliseconds(50)
+    /// The quiet time ``AdmissionState`` waits for after cancellations of waiting calls, in nanoseconds (50 ms):
+    /// far longer than the gap between two cancellations of a loop, even on a loaded machine; short beside a request.
+    static let grace: UInt64 = 50_000_000
 
     init(http1Limit: Int, http2Limit: Int, timers: any EventLoop) {
-        let grace = UInt64(
-            Self.grace.components.attoseconds / 1_000_000_000 + Self.grace.components.seconds * 1_000_000_000
-        )
         shared = NIOLockedValueBox(
-            Shared(state: AdmissionState(http1Limit: http1Limit, http2Limit: http2Limit, grace: grace))
+            Shared(state: AdmissionState(http1Limit: http1Limit, http2Limit: http2Limit, grace: Self.grace))
         )
         self.timers = timers
     }
