@@ -1,13 +1,45 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The core (EndpointKit, EndpointKitTesting) depends on no package. Each adapter is a product behind a trait, off by
+// default: a package that depends on EndpointKit with default traits resolves no package at all, and one that
+// enables a trait resolves that adapter's dependencies only (SwiftPM 6.2 and later leave out dependencies that only
+// a disabled trait uses).
+//
+//     .package(url: "https://github.com/endpointkit/endpointkit.git", from: "0.10.0", traits: ["AsyncHTTPClient"])
+let asyncHTTPClient = TargetDependencyCondition.when(traits: ["AsyncHTTPClient"])
+let observability = TargetDependencyCondition.when(traits: ["Observability"])
+
 let package = Package(
     name: "EndpointKit",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "EndpointKit", targets: ["EndpointKit"]),
         .library(name: "EndpointKitTesting", targets: ["EndpointKitTesting"]),
+        .library(name: "EndpointKitAsyncHTTPClient", targets: ["EndpointKitAsyncHTTPClient"]),
+        .library(name: "EndpointKitObservability", targets: ["EndpointKitObservability"]),
         .executable(name: "endpointkit-demo", targets: ["EndpointKitDemo"]),
+    ],
+    traits: [
+        .trait(
+            name: "AsyncHTTPClient",
+            description: "EndpointKitAsyncHTTPClient: a transport over AsyncHTTPClient (SwiftNIO), for servers"
+        ),
+        .trait(
+            name: "Observability",
+            description: "EndpointKitObservability: OpenTelemetry-conformant tracing, metrics and logs"
+        ),
+        .default(enabledTraits: []),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .target(name: "EndpointKit"),
@@ -37,9 +69,88 @@ let package = Package(
         ),
         .testTarget(name: "EndpointKitTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
         .testTarget(name: "EndpointKitIntegrationTests", dependencies: ["EndpointKit", "EndpointKitTesting"]),
+
+        // The AsyncHTTPClient adapter (trait AsyncHTTPClient).
+        .target(
+            name: "EndpointKitAsyncHTTPClient",
+            dependencies: ["EndpointKit"] + asyncHTTPClientDependencies,
+            path: "Adapters/AsyncHTTPClient/Sources/EndpointKitAsyncHTTPClient"
+        ),
+        .executableTarget(
+            name: "EndpointKitAsyncHTTPClientBenchmarks",
+            dependencies: ["EndpointKit", "EndpointKitAsyncHTTPClient"] + asyncHTTPClientDependencies,
+            path: "Adapters/AsyncHTTPClient/Benchmarks/EndpointKitAsyncHTTPClientBenchmarks"
+        ),
+        .executableTarget(
+            name: "EndpointKitAsyncHTTPClientInstructions",
+            dependencies: ["EndpointKit", "EndpointKitAsyncHTTPClient"] + asyncHTTPClientDependencies,
+            path: "Adapters/AsyncHTTPClient/Benchmarks/EndpointKitAsyncHTTPClientInstructions"
+        ),
+        .testTarget(
+            name: "EndpointKitAsyncHTTPClientTests",
+            dependencies: ["EndpointKit", "EndpointKitTesting", "EndpointKitAsyncHTTPClient"]
+                + asyncHTTPClientDependencies,
+            path: "Adapters/AsyncHTTPClient/Tests/EndpointKitAsyncHTTPClientTests"
+        ),
+
+        // The Observability adapter (trait Observability); its tests and benchmark also go through the
+        // AsyncHTTPClient adapter, and need both traits.
+        .target(
+            name: "EndpointKitObservability",
+            dependencies: ["EndpointKit"] + observabilityDependencies,
+            path: "Adapters/Observability/Sources/EndpointKitObservability"
+        ),
+        .executableTarget(
+            name: "EndpointKitObservabilityInstructions",
+            dependencies: ["EndpointKit", "EndpointKitObservability", "EndpointKitAsyncHTTPClient"]
+                + observabilityDependencies + observabilityTestDependencies,
+            path: "Adapters/Observability/Benchmarks/EndpointKitObservabilityInstructions"
+        ),
+        .testTarget(
+            name: "EndpointKitObservabilityTests",
+            dependencies: [
+                "EndpointKit", "EndpointKitTesting", "EndpointKitObservability", "EndpointKitAsyncHTTPClient",
+            ]
+                + observabilityDependencies + observabilityTestDependencies,
+            path: "Adapters/Observability/Tests/EndpointKitObservabilityTests"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// What the AsyncHTTPClient adapter builds on, each only with its trait.
+var asyncHTTPClientDependencies: [Target.Dependency] {
+    [
+        .product(name: "AsyncHTTPClient", package: "async-http-client", condition: asyncHTTPClient),
+        .product(name: "DequeModule", package: "swift-collections", condition: asyncHTTPClient),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: asyncHTTPClient),
+        .product(name: "NIOCore", package: "swift-nio", condition: asyncHTTPClient),
+        .product(name: "NIOFoundationCompat", package: "swift-nio", condition: asyncHTTPClient),
+        .product(name: "NIOHTTP1", package: "swift-nio", condition: asyncHTTPClient),
+        .product(name: "NIOPosix", package: "swift-nio", condition: asyncHTTPClient),
+        .product(name: "NIOSSL", package: "swift-nio-ssl", condition: asyncHTTPClient),
+        .product(name: "NIOHTTPCompression", package: "swift-nio-extras", condition: asyncHTTPClient),
+    ]
+}
+
+/// The three instrumentation APIs the Observability adapter writes to, each only with its trait.
+var observabilityDependencies: [Target.Dependency] {
+    [
+        .product(name: "Tracing", package: "swift-distributed-tracing", condition: observability),
+        .product(name: "Instrumentation", package: "swift-distributed-tracing", condition: observability),
+        .product(name: "Metrics", package: "swift-metrics", condition: observability),
+        .product(name: "Logging", package: "swift-log", condition: observability),
+    ]
+}
+
+/// The in-memory backends the Observability adapter's tests and benchmark read back.
+var observabilityTestDependencies: [Target.Dependency] {
+    [
+        .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: observability),
+        .product(name: "MetricsTestKit", package: "swift-metrics", condition: observability),
+        .product(name: "InMemoryLogging", package: "swift-log", condition: observability),
+    ]
+}
 
 for target in package.targets {
     target.swiftSettings =

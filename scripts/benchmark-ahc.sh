@@ -14,9 +14,8 @@ trap 'scripts/test-servers.sh stop "$state" || true; rm -rf "$state"' EXIT
 scripts/test-servers.sh start "$state"
 # shellcheck disable=SC1091
 source "$state/env"
-adapter=Adapters/AsyncHTTPClient
-swift build --package-path "$adapter" -c release --product EndpointKitAsyncHTTPClientBenchmarks
-bin=$(swift build --package-path "$adapter" -c release --show-bin-path)/EndpointKitAsyncHTTPClientBenchmarks
+swift build --enable-all-traits -c release --product EndpointKitAsyncHTTPClientBenchmarks
+bin=$(swift build --enable-all-traits -c release --show-bin-path)/EndpointKitAsyncHTTPClientBenchmarks
 "$bin" compare "$ENDPOINTKIT_NGINX_URL" "${PAIRS:-12}"
 "$bin" prepare "$ENDPOINTKIT_NGINX_URL" "$mebibytes" "$@" >"$state/cases"
 echo "AsyncHTTPClientTransport against raw AsyncHTTPClient, $mebibytes MiB per case, $rounds rounds, interleaved"

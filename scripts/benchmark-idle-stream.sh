@@ -11,9 +11,8 @@ trap 'scripts/test-servers.sh stop "$state" || true; rm -rf "$state"' EXIT
 scripts/test-servers.sh start "$state"
 # shellcheck disable=SC1091
 source "$state/env"
-adapter=Adapters/AsyncHTTPClient
-swift build --package-path "$adapter" -c release --product EndpointKitAsyncHTTPClientBenchmarks
-bin=$(swift build --package-path "$adapter" -c release --show-bin-path)/EndpointKitAsyncHTTPClientBenchmarks
+swift build --enable-all-traits -c release --product EndpointKitAsyncHTTPClientBenchmarks
+bin=$(swift build --enable-all-traits -c release --show-bin-path)/EndpointKitAsyncHTTPClientBenchmarks
 echo "An idle stream ($lines lines, one a second), $rounds rounds, interleaved"
 for round in $(seq "$rounds"); do
     if [ $((round % 2)) = 1 ]; then sides="urlsession asynchttpclient"; else sides="asynchttpclient urlsession"; fi

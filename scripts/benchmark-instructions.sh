@@ -32,24 +32,22 @@ if ! command -v valgrind >/dev/null; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
 fi
 if [[ $stack == observability* ]]; then
-    adapter=Adapters/Observability
-    swift build --package-path "$adapter" -c release --product EndpointKitObservabilityInstructions
-    built=$(swift build --package-path "$adapter" -c release --show-bin-path)/EndpointKitObservabilityInstructions
+    swift build --enable-all-traits -c release --product EndpointKitObservabilityInstructions
+    built=$(swift build --enable-all-traits -c release --show-bin-path)/EndpointKitObservabilityInstructions
     bin="$state/EndpointKitObservabilityInstructions"
     strip --strip-debug -o "$bin" "$built"
     raw_name="EndpointKit alone"
 elif [ "$stack" = ahc ]; then
-    adapter=Adapters/AsyncHTTPClient
-    swift build --package-path "$adapter" -c release --product EndpointKitAsyncHTTPClientInstructions
-    built=$(swift build --package-path "$adapter" -c release --show-bin-path)/EndpointKitAsyncHTTPClientInstructions
+    swift build --enable-all-traits -c release --product EndpointKitAsyncHTTPClientInstructions
+    built=$(swift build --enable-all-traits -c release --show-bin-path)/EndpointKitAsyncHTTPClientInstructions
     # This valgrind cannot read the DWARF of a binary that links SwiftNIO ("corrupted debuginfo"); the symbol
     # table, which names the functions, is kept.
     bin="$state/EndpointKitAsyncHTTPClientInstructions"
     strip --strip-debug -o "$bin" "$built"
     raw_name="raw AsyncHTTPClient"
 else
-    swift build -c release --product EndpointKitInstructions
-    bin=$(swift build -c release --show-bin-path)/EndpointKitInstructions
+    swift build --enable-all-traits -c release --product EndpointKitInstructions
+    bin=$(swift build --enable-all-traits -c release --show-bin-path)/EndpointKitInstructions
     raw_name="raw URLSession"
 fi
 raw_side=raw

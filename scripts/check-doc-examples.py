@@ -7,11 +7,11 @@ error the compiler prints) says so on the line before it: `<!-- fragment: why --
 `/// <!-- fragment: why -->`).
 
     scripts/check-doc-examples.py MODULES_DIR [FILTER]   # FILTER: only blocks whose file contains it
-    scripts/check-doc-examples.py ADAPTER_MODULES_DIR --adapter
+    scripts/check-doc-examples.py MODULES_DIR --adapter
 
-A block that imports an adapter's module (`import EndpointKitObservability`) needs that adapter's build: the first
-form leaves it out, and the second checks only those blocks, and the doc comments of Adapters/Observability,
-against the modules of `swift build --package-path Adapters/Observability`.
+A block that imports the Observability adapter (`import EndpointKitObservability`) is checked by the second form
+only, as are the doc comments of Adapters/Observability, each with that import added; MODULES_DIR is then that of a
+build with the Observability trait on (scripts/test.sh builds with every trait on, and runs both forms).
 """
 import concurrent.futures
 import pathlib

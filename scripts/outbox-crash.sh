@@ -7,12 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 state="$(mktemp -d)"
 trap 'scripts/test-servers.sh stop "$state" >/dev/null 2>&1 || true; rm -rf "$state"' EXIT
-swift build --build-tests >/dev/null
+swift build --build-tests --enable-all-traits >/dev/null
 scripts/test-servers.sh start "$state" >/dev/null
 # shellcheck disable=SC1091
 source "$state/env"
 export OUTBOX_CRASH_WRITES="${OUTBOX_CRASH_WRITES:-10000}"
 export OUTBOX_CRASH_KILLS="${OUTBOX_CRASH_KILLS:-1000}"
 if [ $# -gt 0 ]; then export OUTBOX_CRASH_SEED="$1"; fi
-scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --filter OutboxCrashIntegrationTests 2>&1 \
+scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --enable-all-traits --filter OutboxCrashIntegrationTests 2>&1 \
     | grep -E "outbox crash proof|✔|✘|Expectation"

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # The README's test command: sets up everything on a fresh Debian machine, then runs every check.
 #   1. formatting (swift format lint --strict)
-#   2. a warnings-as-errors build of every target
+#   2. one build of every target with every trait on (the core, both adapters, their tests and benchmarks;
+#      SwiftNIO built once), failing on any warning in the project's own files
 #   3. the compile checks (a private endpoint without its token must not compile), and every Swift code block of
 #      the docs type-checked (scripts/check-doc-examples.py)
 #   4. the DocC catalog, with warnings as errors, and a short run of every fuzz target (Fuzz/)
 #   5. httpbin, nginx (http, and https with a test CA made for the run) and the fault server on free loopback
 #      ports, then `swift test` with that CA trusted for it alone (the outbox crash proof alone, after the rest),
 #      then the servers are stopped by PID
-#   6. the adapters (Adapters/AsyncHTTPClient, Adapters/Observability, packages of their own): each one's build,
-#      with no warning in its own code, and its tests against the same servers; then the docs' examples that use
-#      the Observability adapter, type-checked against its build
-#   7. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan)
+#   6. EndpointKit installed by URL with each set of traits, each making a call (scripts/install-check.sh)
+#   7. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan, default traits)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,20 +23,25 @@ trap cleanup EXIT
 
 echo "== swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fuzz \
-    Adapters/AsyncHTTPClient/Package.swift Adapters/AsyncHTTPClient/Sources Adapters/AsyncHTTPClient/Tests \
-    Adapters/AsyncHTTPClient/Benchmarks \
-    Adapters/Observability/Package.swift Adapters/Observability/Sources Adapters/Observability/Tests \
-    Adapters/Observability/Benchmarks Adapters/Observability/OTLPCheck/Package.swift \
-    Adapters/Observability/OTLPCheck/Sources
+    Adapters/AsyncHTTPClient/Sources Adapters/AsyncHTTPClient/Tests Adapters/AsyncHTTPClient/Benchmarks \
+    Adapters/Observability/Sources Adapters/Observability/Tests Adapters/Observability/Benchmarks \
+    Adapters/Observability/OTLPCheck/Package.swift Adapters/Observability/OTLPCheck/Sources
 
-echo "== build (warnings are errors)"
-swift build --build-tests -Xswiftc -warnings-as-errors
+echo "== build, every trait on (a warning in the project's own files fails the run)"
+# The dependencies' warnings are theirs (SwiftPM silences those of remote packages); -warnings-as-errors cannot be
+# passed to them, so the build's log is read instead.
+swift build --build-tests --enable-all-traits 2>&1 | tee "$state/build.log"
+if grep -E "^$PWD/(Sources|Tests|Benchmarks|Fuzz|Adapters)/.*warning:" "$state/build.log"; then
+    echo "the build has warnings in the project's own files" >&2
+    exit 1
+fi
 
 echo "== compile checks"
 scripts/compile-checks.sh
 
 echo "== doc examples (every Swift block of the README, the articles and the doc comments type-checks)"
 scripts/check-doc-examples.py "$(swift build --show-bin-path)/Modules"
+scripts/check-doc-examples.py "$(swift build --show-bin-path)/Modules" --adapter
 
 echo "== documentation (DocC, warnings are errors)"
 scripts/check-docs.sh
@@ -54,28 +58,22 @@ echo "== swift test (the run's test CA trusted for it alone)"
 if [ $# -eq 0 ]; then
     # The outbox's crash proof runs alone, after the rest: it keeps both cores busy with processes it kills, which
     # would slow the tests beside it past their bounds.
-    scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --skip OutboxCrashIntegrationTests
+    # The core's suites, then the adapters' in a run of their own, as when they were packages apart: the
+    # adapters' transfers would slow the core's time-limited suites beside them.
+    adapters='EndpointKitAsyncHTTPClientTests|EndpointKitObservabilityTests'
+    scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --enable-all-traits \
+        --skip "$adapters|OutboxCrashIntegrationTests"
+    echo "== the adapters' tests (AsyncHTTPClient, Observability)"
+    scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --enable-all-traits --filter "$adapters"
     echo "== the outbox's crash proof (500 writes, 50 kills; scripts/outbox-crash.sh runs 10,000 and 1,000)"
-    swift test --skip-build --filter OutboxCrashIntegrationTests
+    swift test --skip-build --enable-all-traits --filter OutboxCrashIntegrationTests
 else
-    scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build "$@"
+    scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --enable-all-traits "$@"
 fi
 
 if [ $# -eq 0 ]; then
-    for adapter in Adapters/AsyncHTTPClient Adapters/Observability; do
-        echo "== $adapter: build (no warnings in its own code) and tests"
-        log="$state/$(basename "$adapter")-build.log"
-        swift build --package-path "$adapter" --build-tests 2>&1 | tee "$log"
-        # Its dependencies' warnings are theirs; a warning in the adapter's own files fails the run.
-        if grep -E "^$PWD/$adapter/(Sources|Tests|Benchmarks)/.*warning:" "$log"; then
-            echo "$adapter has warnings in its own code" >&2
-            exit 1
-        fi
-        scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --package-path "$adapter" --skip-build
-    done
-
-    echo "== doc examples that use the Observability adapter, against its build"
-    scripts/check-doc-examples.py "$(swift build --package-path Adapters/Observability --show-bin-path)/Modules" --adapter
+    echo "== installed by URL, as a new user does: no trait, AsyncHTTPClient, Observability, both"
+    scripts/install-check.sh "$ENDPOINTKIT_HTTPBIN_URL"
 
     echo "== swift test, unit suites under Thread Sanitizer"
     # The property tests are left out: each walks one pure transition function on one thread, which the race

@@ -41,7 +41,7 @@ public final class TestClock: Clock, Sendable {
             [:]
     }
 
-    private let state = Mutexed(State())
+    private let state = Locked(State())
 
     /// Creates a clock at offset zero.
     public init() {}

@@ -236,7 +236,7 @@ public enum TransportConformance {
         } catch let error as EndpointError where error.kind == .responseTooLarge {
         }
         // Written: every byte reaches the sink as it arrives, or the reader when the transport leaves it there.
-        let written = Mutexed(Data())
+        let written = Locked(Data())
         let write: @Sendable (Data) throws -> Void = { chunk in written.withLock { $0.append(chunk) } }
         let sink = BodySink { status, _ in status == 200 ? write : nil }
         let response = try await transport.send(request, options: TransportOptions(body: .write(to: sink)))

@@ -8,8 +8,7 @@ let package = Package(
     name: "OTLPCheck",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "EndpointKit", path: "../../.."),
-        .package(name: "EndpointKitObservability", path: ".."),
+        .package(name: "EndpointKit", path: "../../..", traits: ["Observability"]),
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
@@ -18,7 +17,7 @@ let package = Package(
             name: "OTLPCheck",
             dependencies: [
                 .product(name: "EndpointKit", package: "EndpointKit"),
-                .product(name: "EndpointKitObservability", package: "EndpointKitObservability"),
+                .product(name: "EndpointKitObservability", package: "EndpointKit"),
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]

@@ -5,23 +5,18 @@ import Foundation
 /// collection of a body it hands over complete, as when the options say ``ResponseBodyHandling/collect(upTo:)``).
 ///
 /// A body announced past the limit fails before a byte is read; otherwise it fails as the chunk that crosses
-/// the limit arrives, with ``EndpointError/Kind/responseTooLarge``.
-///
-///     func collect(_ chunks: AsyncThrowingStream<Data, any Error>, limit: Int, length: Int?) async throws -> Data {
-///         var collector = try BodyCollector(limit: limit, announced: length)
-///         for try await chunk in chunks { try collector.append(chunk) }
-///         return collector.take()
-///     }
-public struct BodyCollector: Sendable {
+/// the limit arrives, with ``EndpointError/Kind/responseTooLarge``. Package API: the AsyncHTTPClient adapter's
+/// collecting delegate follows the same rule.
+package struct BodyCollector: Sendable {
     /// The most bytes the body may have.
-    public let limit: Int
+    package let limit: Int
     /// The bytes so far.
-    public private(set) var data = Data()
+    package private(set) var data = Data()
 
     /// Starts collecting a body whose length is announced as `announced`, if at all.
     ///
     /// - Throws: ``EndpointError/Kind/responseTooLarge`` when `announced` is past `limit`.
-    public init(limit: Int, announced: Int?) throws(EndpointError) {
+    package init(limit: Int, announced: Int?) throws(EndpointError) {
         self.limit = limit
         if let announced {
             guard announced <= limit else { throw Self.tooLarge(limit: limit, announced: announced) }
@@ -32,13 +27,13 @@ public struct BodyCollector: Sendable {
     /// Adds `chunk`, or fails when it would take the body past the limit.
     ///
     /// - Throws: ``EndpointError/Kind/responseTooLarge`` past the limit; the bytes so far are kept.
-    public mutating func append(_ chunk: Data) throws(EndpointError) {
+    package mutating func append(_ chunk: Data) throws(EndpointError) {
         guard chunk.count <= limit - data.count else { throw Self.tooLarge(limit: limit, announced: nil) }
         data.append(chunk)
     }
 
     /// Hands the bytes over, leaving the collector empty.
-    public mutating func take() -> Data {
+    package mutating func take() -> Data {
         defer { data = Data() }
         return data
     }

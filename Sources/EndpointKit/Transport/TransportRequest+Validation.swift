@@ -3,18 +3,9 @@ extension TransportRequest {
     /// an HTTP token, a URL whose port is outside 1–65535, or a header with a name that is not a token, a value
     /// with CR, LF, NUL or another control, or a name the transport manages.
     ///
-    /// ``EndpointClient`` checks every hop with it before the transport sees it; a transport called directly
-    /// checks its input the same way:
-    ///
-    ///     struct Checked: Transport {
-    ///         func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
-    ///             try request.validate()
-    ///             return TransportResponse(statusCode: 204, headers: HTTPHeaders(), data: Data())
-    ///         }
-    ///     }
-    ///
-    /// What was checked and has not changed since (the URL, the headers) is not checked again.
-    public func validate() throws(EndpointError) {
+    /// ``EndpointClient`` checks every hop with it before the transport sees it; the AsyncHTTPClient adapter, when
+    /// called directly, checks its input the same way (package API). What was checked and has not changed since (the URL, the headers) is not checked again.
+    package func validate() throws(EndpointError) {
         if let problem { throw EndpointError(.invalidRequest, problem, request: RequestSummary(self)) }
     }
 

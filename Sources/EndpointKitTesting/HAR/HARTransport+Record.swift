@@ -126,7 +126,7 @@ extension HARTransport {
 /// exchange was recorded already.
 final class BodyCapture: Sendable {
     let limit: Int
-    private let state = Mutexed((bytes: Data(), total: 0, ended: false, chunks: [Int]()))
+    private let state = Locked((bytes: Data(), total: 0, ended: false, chunks: [Int]()))
 
     init(limit: Int) { self.limit = limit }
 

@@ -44,7 +44,7 @@ public final class HARTransport: Transport {
     public let matching: HARMatching
     let live: (any Transport)?
     let record: HARRecord
-    let state: Mutexed<State>
+    let state: Locked<State>
 
     struct State {
         /// Every exchange, the file's first, then each new one as it ends.
@@ -113,7 +113,7 @@ public final class HARTransport: Transport {
                 )
             }
         }
-        state = Mutexed(State(items: items))
+        state = Locked(State(items: items))
     }
 
     /// `false`: the client times each attempt itself. A replayed answer comes at once, and a recorded body that

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
@@ -115,3 +116,4 @@ enum Comparison {
         return user + system
     }
 }
+#endif

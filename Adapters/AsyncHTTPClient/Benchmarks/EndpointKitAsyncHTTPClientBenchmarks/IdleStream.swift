@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -51,3 +52,4 @@ enum IdleStream {
             + "\(figure((user + system) / seconds)) s per second (user \(figure(user)) s, system \(figure(system)) s)"
     }
 }
+#endif

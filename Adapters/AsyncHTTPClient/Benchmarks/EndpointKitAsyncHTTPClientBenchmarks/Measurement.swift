@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
@@ -179,3 +180,4 @@ func residentKilobytes(_ field: String) -> Int {
     }
     return -1
 }
+#endif

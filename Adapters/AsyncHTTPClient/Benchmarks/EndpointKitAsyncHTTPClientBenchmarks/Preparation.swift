@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -68,3 +69,4 @@ enum Preparation {
         return (path, count)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import Foundation
 
@@ -55,3 +56,4 @@ func usage() -> Never {
     )
     exit(2)
 }
+#endif

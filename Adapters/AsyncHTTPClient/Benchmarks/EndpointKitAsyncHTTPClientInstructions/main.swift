@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
@@ -76,3 +77,4 @@ if let failure {
     print("endpointkit-ahc-instructions: \(failure)")
     exit(1)
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import NIOConcurrencyHelpers
 import NIOCore
@@ -132,3 +133,4 @@ extension AdmissionState.Effect {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import DequeModule
 
 /// Which calls may hand their request to AsyncHTTPClient's pool, per origin: as many as the pool sends at once,
@@ -160,3 +161,4 @@ struct AdmissionState: Sendable {
         while let call = state.queue.first, !state.isWaiting.contains(call) { state.queue.removeFirst() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import EndpointKit
 import Foundation
@@ -181,3 +182,4 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import EndpointKit
 import Foundation
@@ -102,3 +103,4 @@ extension AsyncHTTPClientTransport {
         }
     }
 }
+#endif

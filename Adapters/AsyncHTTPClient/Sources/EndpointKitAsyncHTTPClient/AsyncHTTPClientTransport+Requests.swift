@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import EndpointKit
 import Foundation
@@ -86,3 +87,4 @@ struct RequestChunks: AsyncSequence, Sendable {
         static let pieceSize = 64 << 10
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import EndpointKit
 import Foundation
@@ -197,3 +198,4 @@ public final class AsyncHTTPClientTransport: Transport {
         return .now() + .nanoseconds(nanoseconds.partialValue + attoseconds / 1_000_000_000)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import Foundation
 
 /// Scheme, host and port of a request's URL: the key under which ``AdmissionState`` counts calls sent at once, as
@@ -32,3 +33,4 @@ struct OriginKey: Hashable, Comparable, Sendable, CustomStringConvertible {
         return text
     }
 }
+#endif

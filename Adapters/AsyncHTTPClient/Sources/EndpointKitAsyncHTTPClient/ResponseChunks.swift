@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import EndpointKit
 import Foundation
@@ -84,3 +85,4 @@ struct ResponseChunks: AsyncSequence, Sendable {
     /// No byte arrived within the idle timeout.
     struct IdleTimeout: Error {}
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKitTesting
 import Foundation
 import Testing
@@ -235,3 +236,4 @@ private struct AdmissionWalk {
         for name in cases { #expect(walk.seen[name, default: 0] > 20, "seed \(seed): the walk never reached \(name)") }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -146,3 +147,4 @@ struct BackPressureTests {
         return file.prefix(mebibytes << 20)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -99,3 +100,4 @@ private final class NotModifiedLog: ExchangeObserver {
         seen.withLockedValue { $0 = true }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
@@ -109,3 +110,4 @@ struct CancellationTests {
         return hold
     }
 }
+#endif

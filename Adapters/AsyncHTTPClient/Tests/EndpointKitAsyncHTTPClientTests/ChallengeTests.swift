@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -32,3 +33,4 @@ struct ChallengeTests {
         #expect(error?.statusCode == 401)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import EndpointKitTesting
@@ -16,3 +17,4 @@ struct ConformanceTests {
         try await transport.shutdown()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import EndpointKitTesting
@@ -75,3 +76,4 @@ struct HARCrossTransportTests {
         try await ahc.shutdown()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -55,3 +56,4 @@ struct HTTP2Tests {
         #expect(chunks > 1)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -79,3 +80,4 @@ struct HostileServerTests {
         #expect(try Data(contentsOf: next.value).count == 1 << 20)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -73,3 +74,4 @@ struct IdempotencyTests {
         #expect(noKey?.statusCode == 400)
     }
 }
+#endif

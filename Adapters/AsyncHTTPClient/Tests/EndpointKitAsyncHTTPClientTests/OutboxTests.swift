@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -233,3 +234,4 @@ final class FaultServerProcess: @unchecked Sendable {
         _ = try await retrying.response(for: Endpoint<EndpointKinds.Public, Tally>(path: "count/start"))
     }
 }
+#endif

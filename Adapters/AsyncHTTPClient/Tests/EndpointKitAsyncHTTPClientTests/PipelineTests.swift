@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -330,3 +331,4 @@ private final class UploadLog: ExchangeObserver, @unchecked Sendable {
 
     var sent: [Int64] { lock.withLock { events } }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -43,3 +44,4 @@ struct PortTests {
         #expect(error.description.contains(":70000"))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observability && AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import EndpointKitObservability
@@ -69,3 +70,4 @@ if let failure {
     print("endpointkit-observability-instructions: \(failure)")
     exit(1)
 }
+#endif

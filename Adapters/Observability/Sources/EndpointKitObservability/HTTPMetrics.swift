@@ -1,3 +1,4 @@
+#if Observability
 import EndpointKit
 import Metrics
 
@@ -57,3 +58,4 @@ struct HTTPMetrics: Sendable {
         Counter(label: SemanticConventions.cacheOutcomes, dimensions: dimensions, factory: factory).increment()
     }
 }
+#endif

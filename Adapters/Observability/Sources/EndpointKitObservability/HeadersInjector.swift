@@ -1,3 +1,4 @@
+#if Observability
 import EndpointKit
 import Instrumentation
 
@@ -8,3 +9,4 @@ struct HeadersInjector: Injector {
         headers[HTTPHeaders.Name(key)] = value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observability
 import EndpointKit
 import Instrumentation
 import Logging
@@ -38,3 +39,4 @@ struct HopSpan: HopTracker {
         span?.end()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observability
 import EndpointKit
 import Logging
 
@@ -68,3 +69,4 @@ extension Duration {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
+#endif

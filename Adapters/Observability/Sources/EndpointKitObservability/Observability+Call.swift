@@ -1,3 +1,4 @@
+#if Observability
 import EndpointKit
 import Instrumentation
 import Logging
@@ -84,3 +85,4 @@ extension Observability {
 enum CallSpan {
     @TaskLocal static var current: (any Span)?
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observability
 import EndpointKit
 import Foundation
 import Instrumentation
@@ -114,3 +115,4 @@ enum CacheOutcome: String, Sendable {
         }
     }
 }
+#endif

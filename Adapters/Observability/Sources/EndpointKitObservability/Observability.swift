@@ -1,3 +1,4 @@
+#if Observability
 import EndpointKit
 import Instrumentation
 import Logging
@@ -69,3 +70,4 @@ public struct Observability: Middleware, HopInstrument {
     /// The metrics factory this call uses.
     var currentMetricsFactory: any MetricsFactory { metricsFactory ?? MetricsSystem.factory }
 }
+#endif

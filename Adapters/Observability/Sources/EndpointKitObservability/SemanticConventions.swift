@@ -1,3 +1,4 @@
+#if Observability
 import EndpointKit
 import Tracing
 
@@ -69,3 +70,4 @@ enum SemanticConventions {
         span.setStatus(SpanStatus(code: .error, message: type))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observability && AsyncHTTPClient
 import EndpointKit
 import EndpointKitObservability
 import Foundation
@@ -181,3 +182,4 @@ struct CallScenarioTests {
         #expect(harness.entries.filter { $0.level == .warning }.first?.metadata["error.type"] == "transportFailed")
     }
 }
+#endif

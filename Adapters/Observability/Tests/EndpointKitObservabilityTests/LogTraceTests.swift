@@ -1,3 +1,4 @@
+#if Observability && AsyncHTTPClient
 import EndpointKit
 import EndpointKitObservability
 import Foundation
@@ -93,3 +94,4 @@ struct LogTraceTests {
         #expect(line.metadata["span_id"] == "\(W3CInMemoryTracer.hex(hop.spanID, 16))")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observability && AsyncHTTPClient
 import EndpointKit
 import EndpointKitObservability
 import Foundation
@@ -226,3 +227,4 @@ struct MoreScenarioTests {
         #expect(metrics.timers(label: "http.client.request.duration").count == 1)
     }
 }
+#endif

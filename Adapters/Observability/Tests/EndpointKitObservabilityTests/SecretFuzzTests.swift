@@ -1,3 +1,4 @@
+#if Observability && AsyncHTTPClient
 import EndpointKit
 import EndpointKitObservability
 import EndpointKitTesting
@@ -98,3 +99,4 @@ struct SecretFuzzTests {
         #expect(!words.contains { $0.contains("Zq") }, "seed \(seed): a secret's marker was found")
     }
 }
+#endif

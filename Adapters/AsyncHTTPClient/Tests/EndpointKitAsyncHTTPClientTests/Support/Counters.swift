@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import Foundation
 
@@ -21,3 +22,4 @@ struct Counters {
         try await client.response(for: Endpoint<EndpointKinds.Public, Tally>(path: "await/\(name)/\(key)")).count
     }
 }
+#endif

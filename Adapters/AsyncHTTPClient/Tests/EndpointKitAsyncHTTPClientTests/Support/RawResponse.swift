@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import Foundation
 
@@ -14,3 +15,4 @@ enum RawResponse {
         return Endpoint(path: "raw/\(key)", queryItems: query)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import Foundation
@@ -34,3 +35,4 @@ enum TestServers {
         EndpointClient(environment: ServerEnvironment(baseURL: baseURL), transport: transport)
     }
 }
+#endif

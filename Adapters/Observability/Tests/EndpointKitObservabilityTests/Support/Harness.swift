@@ -1,3 +1,4 @@
+#if Observability && AsyncHTTPClient
 import EndpointKit
 import EndpointKitAsyncHTTPClient
 import EndpointKitObservability
@@ -142,3 +143,4 @@ struct AnyJSON: Decodable {}
 struct Echo: Decodable {
     var headers: [String: String]
 }
+#endif

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs EndpointKit the way a new user does, by URL, and makes one call with each set of traits: a bare clone of
+# this checkout's HEAD is tagged with the CHANGELOG's version and served as file://; four packages depend on it with
+# `from:` and no trait, AsyncHTTPClient, Observability, or both; each builds and calls httpbin on loopback. With no
+# trait, the package must resolve nothing but EndpointKit.
+#   scripts/install-check.sh HTTPBIN_URL        (scripts/test.sh passes its server's)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+httpbin=${1:?usage: scripts/install-check.sh HTTPBIN_URL}
+version=$(sed -n 's/^## \[\([0-9][0-9.]*\)\].*/\1/p' CHANGELOG.md | head -1)
+work=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-install.XXXXXX")
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+
+git clone --quiet --bare . "$work/endpointkit.git"
+git -C "$work/endpointkit.git" tag "$version" HEAD
+
+scratch=$work/scratch-nio
+# user NAME TRAITS PRODUCTS IMPORTS TRANSPORT: a package of its own that depends on the bare clone, built in
+# $scratch and run.
+user() {
+    local name=$1 traits=$2 products=$3 imports=$4 transport=$5
+    mkdir -p "$work/$name/Sources/App"
+    cat >"$work/$name/Package.swift" <<EOF
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "$name",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(url: "file://$work/endpointkit.git", from: "$version", traits: [$traits])],
+    targets: [.executableTarget(name: "App", dependencies: [$products])]
+)
+EOF
+    cat >"$work/$name/Sources/App/main.swift" <<EOF
+import EndpointKit
+import Foundation
+$imports
+
+struct Echo: Decodable { var url: String }
+let client = EndpointClient(environment: ServerEnvironment(baseURL: URL(string: CommandLine.arguments[1])!)$transport)
+let echo = try await client.response(for: Endpoint<EndpointKinds.Public, Echo>(path: "get"))
+print("$name: \(echo.url)")
+EOF
+    swift build --package-path "$work/$name" --scratch-path "$scratch" 2>&1 | tail -3
+    "$scratch/debug/App" "$httpbin"
+}
+
+product() { echo ".product(name: \"$1\", package: \"endpointkit\")"; }
+# The two that need SwiftNIO share a scratch folder, so it is built once. (A package's name must not be a
+# dependency's: one called async-http-client hides the real one.)
+user user-ahc '"AsyncHTTPClient"' "$(product EndpointKit), $(product EndpointKitAsyncHTTPClient)" \
+    'import EndpointKitAsyncHTTPClient' ', transport: AsyncHTTPClientTransport()'
+user user-both '"AsyncHTTPClient", "Observability"' \
+    "$(product EndpointKit), $(product EndpointKitAsyncHTTPClient), $(product EndpointKitObservability)" \
+    $'import EndpointKitAsyncHTTPClient\nimport EndpointKitObservability' \
+    ', transport: AsyncHTTPClientTransport(), middleware: [Observability()]'
+scratch=$work/scratch-small
+user user-none '' "$(product EndpointKit)" '' ''
+user user-observability '"Observability"' "$(product EndpointKit), $(product EndpointKitObservability)" \
+    'import EndpointKitObservability' ', middleware: [Observability()]'
+
+resolved=$(sed -n 's/.*"identity" : "\(.*\)".*/\1/p' "$work/user-none/Package.resolved" | tr '\n' ' ')
+if [ "$resolved" != "endpointkit " ]; then
+    echo "install check: with default traits the package resolved more than EndpointKit: $resolved" >&2
+    exit 1
+fi
+echo "install check: EndpointKit $version installed by URL with each set of traits; with none, it resolves nothing else"
