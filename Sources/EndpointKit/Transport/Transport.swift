@@ -4,7 +4,7 @@ import Foundation
 /// HTTP stack.
 ///
 /// ``URLSessionTransport`` is the default; `AsyncHTTPClientTransport`, in the `EndpointKitAsyncHTTPClient`
-/// package (`Adapters/AsyncHTTPClient`), sends through SwiftNIO with back-pressure; `StubTransport` in
+/// product (trait `AsyncHTTPClient`), sends through SwiftNIO with back-pressure; `StubTransport` in
 /// `EndpointKitTesting` answers tests without a network; write your own to send through another HTTP stack,
 /// and check it with `TransportConformance.check(_:httpbinURL:)` from `EndpointKitTesting`.
 ///
