@@ -28,8 +28,8 @@ swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fu
     Adapters/Observability/OTLPCheck/Package.swift Adapters/Observability/OTLPCheck/Sources
 
 echo "== build, every trait on (a warning in the project's own files fails the run)"
-# The dependencies' warnings are theirs (SwiftPM silences those of remote packages); -warnings-as-errors cannot be
-# passed to them, so the build's log is read instead.
+# -Xswiftc -warnings-as-errors would reach the dependencies too, whose warnings are theirs: the build's log is read
+# instead, for warnings in the project's own files.
 swift build --build-tests --enable-all-traits 2>&1 | tee "$state/build.log"
 if grep -E "^$PWD/(Sources|Tests|Benchmarks|Fuzz|Adapters)/.*warning:" "$state/build.log"; then
     echo "the build has warnings in the project's own files" >&2
