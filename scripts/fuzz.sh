@@ -21,7 +21,7 @@ binary=.build-fuzz/endpointkit-fuzz
 echo "== building the fuzz harness"
 # shellcheck disable=SC2046
 swiftc -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility \
-    -module-name EndpointKit -parse-as-library -O -sanitize=fuzzer,address \
+    -module-name EndpointKit -package-name endpointkit -parse-as-library -O -sanitize=fuzzer,address \
     $(find Sources/EndpointKit -name '*.swift' | sort) $(find Fuzz -name '*.swift' | sort) -o "$binary" \
     2> >(grep -v "ld.gold: warning: Cannot export local symbol '__asan" >&2)
 
