@@ -2,7 +2,8 @@
 # Instructions per call, counted by callgrind (repeatable whatever the machine's load): sequential 1 KB calls
 # decoding `{"result": User}` from loopback nginx, through EndpointKit's default client and through the raw client
 # configured the same way, grouped by library. Each side runs twice, with FEW and MANY calls; the difference
-# divided by MANY - FEW is the cost of one call, without start-up.
+# divided by MANY - FEW is the cost of one call, without start-up; heap allocations per call are counted the same
+# way (scripts/callgrind-cost.py). With COST_JSON=FILE the totals are also written to FILE (scripts/cost-gate.sh).
 #   scripts/benchmark-instructions.sh [urlsession|pipeline|ahc|cache|pipeline-cache|cache-hit] [FEW] [MANY]
 #     urlsession (the default): EndpointKit's URLSessionTransport against raw URLSession
 #     pipeline: the README pipeline (auth, retry, throttle, logging, a validator) against raw URLSession sending
@@ -71,43 +72,4 @@ for side in raw kit; do
         callgrind_annotate --auto=no --threshold=100 "$state/$side.$count.out" >"$state/$side.$count.txt" 2>/dev/null
     done
 done
-python3 - "$state" "$few" "$many" "$raw_name" <<'PY'
-import re, sys
-state, few, many, raw_name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-line = re.compile(r"^\s*([\d,]+)\s+\([^)]*\)\s+(.*?)(?:\s+\[(.+)\])?$")
-
-def by_library(path):
-    """Exclusive instructions per library (the object file of each function)."""
-    totals, program = {}, 0
-    for text in open(path, encoding="utf-8", errors="replace"):
-        match = line.match(text)
-        if not match:
-            continue
-        count = int(match.group(1).replace(",", ""))
-        if match.group(2) == "PROGRAM TOTALS":
-            program = count
-            continue
-        library = (match.group(3) or "?").rsplit("/", 1)[-1]
-        totals[library] = totals.get(library, 0) + count
-    return program, totals
-
-def per_call(side):
-    low_total, low = by_library(f"{state}/{side}.{few}.txt")
-    high_total, high = by_library(f"{state}/{side}.{many}.txt")
-    calls = many - few
-    libraries = {name: (high.get(name, 0) - low.get(name, 0)) / calls for name in set(low) | set(high)}
-    return (high_total - low_total) / calls, libraries
-
-raw_total, raw = per_call("raw")
-kit_total, kit = per_call("kit")
-print(f"instructions per 1 KB call (callgrind, {many} - {few} sequential calls), by library")
-print(f"  {'library':<34} {raw_name:>19} {'EndpointKit':>12} {'difference':>11}")
-names = sorted(set(raw) | set(kit), key=lambda name: -(kit.get(name, 0) + raw.get(name, 0)))
-for name in names:
-    r, k = raw.get(name, 0), kit.get(name, 0)
-    if max(abs(r), abs(k)) < 2_000:
-        continue
-    print(f"  {name[:34]:<34} {r/1000:>18.0f}k {k/1000:>11.0f}k {(k - r)/1000:>+10.0f}k")
-print(f"  {'total':<34} {raw_total/1000:>18.0f}k {kit_total/1000:>11.0f}k {(kit_total - raw_total)/1000:>+10.0f}k"
-      f"   (EndpointKit / raw: {kit_total / raw_total:.3f})")
-PY
+scripts/callgrind-cost.py "$state" "$few" "$many" "$raw_name" ${COST_JSON:+--json "$COST_JSON"}

@@ -3,7 +3,10 @@
 # this checkout's HEAD is tagged with the CHANGELOG's version and served as file://; four packages depend on it with
 # `from:` and no trait, AsyncHTTPClient, Observability, or both; each builds and calls httpbin on loopback. With no
 # trait, the package must resolve nothing but EndpointKit.
-#   scripts/install-check.sh HTTPBIN_URL        (scripts/test.sh passes its server's)
+#   scripts/install-check.sh HTTPBIN_URL [SCRATCH]
+# The two packages that need SwiftNIO are built in SCRATCH (a folder of their own unless given). scripts/test.sh
+# passes its own build's .build, once it is done with it: SwiftNIO there is already built with the same flags, at
+# the same version from the same URL, so it is not compiled again; EndpointKit is, from the bare clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 httpbin=${1:?usage: scripts/install-check.sh HTTPBIN_URL}
@@ -14,7 +17,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 git clone --quiet --bare . "$work/endpointkit.git"
 git -C "$work/endpointkit.git" tag "$version" HEAD
 
-scratch=$work/scratch-nio
+scratch=${2:-$work/scratch-nio}
 # user NAME TRAITS PRODUCTS IMPORTS TRANSPORT: a package of its own that depends on the bare clone, built in
 # $scratch and run.
 user() {
@@ -46,8 +49,8 @@ EOF
 }
 
 product() { echo ".product(name: \"$1\", package: \"endpointkit\")"; }
-# The two that need SwiftNIO share a scratch folder, so it is built once. (A package's name must not be a
-# dependency's: one called async-http-client hides the real one.)
+# The two that need SwiftNIO share a scratch folder, so SwiftNIO is built at most once. (A package's name must not
+# be a dependency's: one called async-http-client hides the real one.)
 user user-ahc '"AsyncHTTPClient"' "$(product EndpointKit), $(product EndpointKitAsyncHTTPClient)" \
     'import EndpointKitAsyncHTTPClient' ', transport: AsyncHTTPClientTransport()'
 user user-both '"AsyncHTTPClient", "Observability"' \

@@ -3,19 +3,23 @@
 #   1. formatting (swift format lint --strict)
 #   2. one build of every target with every trait on (the core, both adapters, their tests and benchmarks;
 #      SwiftNIO built once), failing on any warning in the project's own files
-#   3. the compile checks (a private endpoint without its token must not compile), and every Swift code block of
-#      the docs type-checked (scripts/check-doc-examples.py)
-#   4. the DocC catalog, with warnings as errors, and a short run of every fuzz target (Fuzz/)
-#   5. httpbin, nginx (http, and https with a test CA made for the run) and the fault server on free loopback
+#   3. the compile checks (a private endpoint without its token must not compile), every Swift code block of the
+#      docs type-checked (scripts/check-doc-examples.py), and the DocC catalog with warnings as errors, its symbol
+#      graphs read from that build; meanwhile a short run of every fuzz target (Fuzz/) builds and runs beside them
+#   4. httpbin, nginx (http, and https with a test CA made for the run) and the fault server on free loopback
 #      ports, then `swift test` with that CA trusted for it alone (the outbox crash proof alone, after the rest),
 #      then the servers are stopped by PID
-#   6. EndpointKit installed by URL with each set of traits, each making a call (scripts/install-check.sh)
+#   5. the per-call cost gate: instructions and heap allocations per call against Benchmarks/Cost/baseline.json
+#      (scripts/cost-gate.sh; a release build)
+#   6. EndpointKit installed by URL with each set of traits, each making a call (scripts/install-check.sh), in the
+#      build folder of step 2, so SwiftNIO is not built again
 #   7. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan, default traits)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 state=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-test.XXXXXX")
 cleanup() {
+    [ -z "${fuzzing:-}" ] || kill "$fuzzing" 2>/dev/null || true
     scripts/test-servers.sh stop "$state" || true
     rm -rf "$state"
 }
@@ -36,6 +40,12 @@ if grep -E "^$PWD/(Sources|Tests|Benchmarks|Fuzz|Adapters)/.*warning:" "$state/b
     exit 1
 fi
 
+echo "== fuzzing, a short run of every target, beside the next three checks (scripts/fuzz.sh runs 100,000 each)"
+# The fuzz harness is one optimized compile of the library, mostly on one core, as are the checks below it: run
+# side by side they keep both cores busy. Its output is shown once it is done.
+scripts/fuzz.sh "${FUZZ_RUNS:-3000}" >"$state/fuzz.log" 2>&1 &
+fuzzing=$!
+
 echo "== compile checks"
 scripts/compile-checks.sh
 
@@ -46,8 +56,15 @@ scripts/check-doc-examples.py "$(swift build --show-bin-path)/Modules" --adapter
 echo "== documentation (DocC, warnings are errors)"
 scripts/check-docs.sh
 
-echo "== fuzzing, a short run of every target (scripts/fuzz.sh runs 100,000 cases each)"
-scripts/fuzz.sh "${FUZZ_RUNS:-3000}"
+echo "== fuzzing (its output)"
+status=0
+wait "$fuzzing" || status=$?
+fuzzing=
+cat "$state/fuzz.log"
+if [ "$status" -ne 0 ]; then
+    echo "fuzzing failed" >&2
+    exit 1
+fi
 
 echo "== test servers"
 scripts/test-servers.sh start "$state"
@@ -72,8 +89,12 @@ else
 fi
 
 if [ $# -eq 0 ]; then
+    echo "== the per-call cost gate (instructions and allocations per call against Benchmarks/Cost/baseline.json)"
+    scripts/cost-gate.sh
+
     echo "== installed by URL, as a new user does: no trait, AsyncHTTPClient, Observability, both"
-    scripts/install-check.sh "$ENDPOINTKIT_HTTPBIN_URL"
+    # In this build's folder, which nothing after this step uses: SwiftNIO there is built already.
+    scripts/install-check.sh "$ENDPOINTKIT_HTTPBIN_URL" "$PWD/.build"
 
     echo "== swift test, unit suites under Thread Sanitizer"
     # The property tests are left out: each walks one pure transition function on one thread, which the race
