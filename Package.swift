@@ -130,6 +130,7 @@ var asyncHTTPClientDependencies: [Target.Dependency] {
         .product(name: "NIOPosix", package: "swift-nio", condition: asyncHTTPClient),
         .product(name: "NIOSSL", package: "swift-nio-ssl", condition: asyncHTTPClient),
         .product(name: "NIOHTTPCompression", package: "swift-nio-extras", condition: asyncHTTPClient),
+        .product(name: "Tracing", package: "swift-distributed-tracing", condition: asyncHTTPClient),
     ]
 }
 

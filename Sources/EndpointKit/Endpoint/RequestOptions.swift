@@ -24,7 +24,11 @@ public struct RequestOptions: Sendable {
 
     /// The value for `key`, or its default.
     public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
-        get { values[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
+        get {
+            // Most calls set no option: no lookup, and no cast of a missing value.
+            guard !values.isEmpty, let value = values[ObjectIdentifier(key)] else { return Key.defaultValue }
+            return value as? Key.Value ?? Key.defaultValue
+        }
         set { values[ObjectIdentifier(key)] = newValue }
     }
 }

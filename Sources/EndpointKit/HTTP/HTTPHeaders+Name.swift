@@ -17,12 +17,18 @@ extension HTTPHeaders {
 
         /// Whether two names are the same header: equal but for ASCII case.
         public static func == (lhs: Name, rhs: Name) -> Bool {
-            // Compared byte by byte without building lowercased copies: names are compared on every request.
-            let left = lhs.rawValue.utf8
-            let right = rhs.rawValue.utf8
-            guard left.count == right.count else { return false }
-            for (a, b) in zip(left, right) where a != b && Self.folded(a) != Self.folded(b) { return false }
-            return true
+            // Compared byte by byte in place, without lowercased copies: names are compared on every request.
+            var left = lhs.rawValue
+            var right = rhs.rawValue
+            guard left.utf8.count == right.utf8.count else { return false }
+            return left.withUTF8 { left in
+                right.withUTF8 { right in
+                    for index in left.indices where left[index] != right[index] {
+                        guard Self.folded(left[index]) == Self.folded(right[index]) else { return false }
+                    }
+                    return true
+                }
+            }
         }
 
         /// Hashes the name without regard to ASCII case.
@@ -37,16 +43,19 @@ extension HTTPHeaders {
 
         /// Whether only the transport may set this header.
         var isManagedByTransport: Bool {
-            // Compared by length first: this runs for every header written, and hashing a name costs more.
+            // Only the names of the same length are compared: this runs for every header written, and hashing a
+            // name costs more.
             switch rawValue.utf8.count {
-            case 2, 4, 6, 7, 10, 14, 17: return Self.managedNames.contains { $0 == self }
+            case 2: return self == "te"
+            case 4: return self == "host"
+            case 6: return self == "expect"
+            case 7: return self == "upgrade"
+            case 10: return self == "connection" || self == "keep-alive"
+            case 14: return self == "content-length"
+            case 17: return self == "transfer-encoding"
             default: return false
             }
         }
-
-        private static let managedNames: [Name] = [
-            "host", "content-length", "transfer-encoding", "connection", "te", "upgrade", "expect", "keep-alive",
-        ]
 
         /// `Accept`.
         public static let accept = Name("Accept")

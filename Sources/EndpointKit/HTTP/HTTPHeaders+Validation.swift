@@ -7,19 +7,23 @@ extension HTTPHeaders {
         guard HTTPToken.isValid(name) else {
             return "header name \(quoted(name)) is not an HTTP token"
         }
-        for scalar in value.unicodeScalars {
-            switch scalar.value {
-            case 0x0D, 0x0A, 0x00:
-                return "the value of header \(name) contains a line break or NUL"
-            case 0x09, 0x20...0x7E:
-                continue
-            case 0x80...:
-                return "the value of header \(name) contains non-ASCII text; encode it first (e.g. RFC 8187)"
-            default:
-                return "the value of header \(name) contains a control character"
+        // Byte by byte, in place: every byte of a non-ASCII character is 0x80 or above.
+        var value = value
+        return value.withUTF8 { bytes in
+            for byte in bytes {
+                switch byte {
+                case 0x0D, 0x0A, 0x00:
+                    return "the value of header \(name) contains a line break or NUL"
+                case 0x09, 0x20...0x7E:
+                    continue
+                case 0x80...:
+                    return "the value of header \(name) contains non-ASCII text; encode it first (e.g. RFC 8187)"
+                default:
+                    return "the value of header \(name) contains a control character"
+                }
             }
+            return nil
         }
-        return nil
     }
 
     /// Checks every field, including that none is one the transport manages.

@@ -2,8 +2,9 @@
 enum HTTPToken {
     /// Whether `string` is a non-empty token: visible ASCII without separators.
     static func isValid(_ string: String) -> Bool {
-        guard !string.isEmpty else { return false }
-        return string.utf8.allSatisfy(isTokenCharacter)
+        // Read in place: this runs for every header name sent.
+        var string = string
+        return string.withUTF8 { bytes in !bytes.isEmpty && bytes.allSatisfy(isTokenCharacter) }
     }
 
     private static func isTokenCharacter(_ byte: UInt8) -> Bool {

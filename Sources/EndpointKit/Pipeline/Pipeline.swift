@@ -9,7 +9,10 @@ import Foundation
 /// (`Pipeline+Hops.swift`); then the validators and the status check, whose "send again" starts a new attempt
 /// on the same counter and clock (`Pipeline+Validation.swift`). Every error leaves it naming the request, the
 /// hop, the true number of attempts and the redacted `curl` command, with the call's credentials scrubbed.
-struct Pipeline: Sendable {
+///
+/// A class: each call captures it in several closures, and a reference is copied with one retain where the
+/// fields would take one each.
+final class Pipeline: Sendable {
     let transport: any Transport
     let middleware: [any Middleware]
     /// The middleware that also instrument every request on the wire, found once.
@@ -78,7 +81,7 @@ struct Pipeline: Sendable {
             call: call
         )
         let innermost = MiddlewareNext { request, context in
-            try await attempt(request, context: context, prepared: prepared, body: body)
+            try await self.attempt(request, context: context, prepared: prepared, body: body)
         }
         let chain = middleware.reversed().reduce(innermost) { next, step in
             MiddlewareNext { request, context in try await step.intercept(request, context: context, next: next) }

@@ -11,7 +11,10 @@ import NIOHTTP1
 // NGINX_URL/user-1k.json (`{"result": User}`), through EndpointKit over AsyncHTTPClientTransport or through raw
 // AsyncHTTPClient configured the same way. scripts/benchmark-instructions.sh runs it and prints the cost per call.
 //
-//   endpointkit-ahc-instructions kit|raw NGINX_URL COUNT
+//   endpointkit-ahc-instructions kit|raw|raw-delegate NGINX_URL COUNT
+//
+// raw-delegate sends through AsyncHTTPClient's delegate API (a `ResponseAccumulator`), the API
+// AsyncHTTPClientTransport collects bodies with: what that API costs against the async one.
 //
 // The main thread waits on a semaphore instead of being async: valgrind stops with a fatal signal on an async
 // top-level program.
@@ -38,6 +41,17 @@ private func run(side: String, baseURL: URL, count: Int) async throws {
             _ = try JSONDecoder().decode(Envelope.self, from: Data(buffer: body))
         }
         try await http.shutdown()
+    } else if side == "raw-delegate" {
+        // AsyncHTTPClient's delegate API, which AsyncHTTPClientTransport uses for collected bodies.
+        let http = HTTPClient(configuration: AsyncHTTPClientTransport.defaultConfiguration())
+        for _ in 0..<count {
+            let request = try HTTPClient.Request(url: url, headers: ["Accept": "application/json"])
+            let response = try await http.execute(request: request, delegate: ResponseAccumulator(request: request))
+                .futureResult.get()
+            guard response.status == .ok, let body = response.body else { throw URLError(.badServerResponse) }
+            _ = try JSONDecoder().decode(Envelope.self, from: Data(buffer: body))
+        }
+        try await http.shutdown()
     } else {
         let transport = AsyncHTTPClientTransport()
         let client = EndpointClient(
@@ -53,10 +67,11 @@ private func run(side: String, baseURL: URL, count: Int) async throws {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, ["kit", "raw"].contains(arguments[1]), let baseURL = URL(string: arguments[2]),
+guard arguments.count == 4, ["kit", "raw", "raw-delegate"].contains(arguments[1]),
+    let baseURL = URL(string: arguments[2]),
     let count = Int(arguments[3])
 else {
-    print("usage: endpointkit-ahc-instructions kit|raw NGINX_URL COUNT")
+    print("usage: endpointkit-ahc-instructions kit|raw|raw-delegate NGINX_URL COUNT")
     exit(64)
 }
 let side = arguments[1]

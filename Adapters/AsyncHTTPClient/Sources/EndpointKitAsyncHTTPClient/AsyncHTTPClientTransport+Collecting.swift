@@ -41,7 +41,7 @@ extension AsyncHTTPClientTransport {
         )
         return try await withTaskCancellationHandler {
             do {
-                return try await task.futureResult.get()
+                return try await task.futureResult.get().response
             } catch let error as HTTPClientError where error == .deadlineExceeded {
                 let timeout = options.timeout.map { " of \(Self.seconds($0)) s" } ?? ""
                 throw EndpointError(
@@ -88,7 +88,12 @@ extension AsyncHTTPClientTransport {
 /// collector rule), failing as soon as it is announced or grows past it, or when no byte arrives within the idle
 /// timeout.
 private final class CollectingDelegate: HTTPClientResponseDelegate, Sendable {
-    typealias Response = TransportResponse
+    /// The response in a box: NIO's futures copy their value at each step, and a reference copies with one
+    /// retain where the response's fields would take one each.
+    final class Response: Sendable {
+        let response: TransportResponse
+        init(_ response: TransportResponse) { self.response = response }
+    }
 
     private struct State {
         var statusCode = 0
@@ -166,7 +171,7 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, Sendable {
             )
             response.headReceivedAt = state.headReceivedAt
             response.protocolVersion = state.protocolVersion
-            return response
+            return Response(response)
         }
     }
 

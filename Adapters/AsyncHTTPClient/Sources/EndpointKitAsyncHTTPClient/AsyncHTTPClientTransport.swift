@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
+import Tracing
 
 /// A ``Transport`` that sends requests through AsyncHTTPClient (SwiftNIO), with back-pressure: the server is
 /// read only as fast as the response body is.
@@ -67,7 +68,9 @@ public final class AsyncHTTPClientTransport: Transport {
     ///
     /// - Parameters:
     ///   - configuration: The client's configuration; ``defaultConfiguration()`` unless given. Whatever it says
-    ///     about redirects, they are returned, not followed.
+    ///     about redirects, they are returned, not followed. A tracer of its own (set, or bootstrapped before
+    ///     the configuration was made) gets AsyncHTTPClient's spans; the no-op tracer is replaced by none, which
+    ///     records the same nothing for less work per call.
     ///   - eventLoopGroup: The event loops the client runs on; NIO's shared singleton group unless given.
     public init(
         configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration(),
@@ -75,6 +78,10 @@ public final class AsyncHTTPClientTransport: Transport {
     ) {
         var configuration = configuration
         configuration.redirectConfiguration = .disallow
+        // A configuration picks the tracer bootstrapped when it is made: the no-op one unless the process set
+        // another. With it, AsyncHTTPClient's delegate API still names a span per request (7,000 instructions, a
+        // reflection of the method); without a tracer it skips that, and the spans are the same: none.
+        if configuration.tracing.tracer is NoOpTracer { configuration.tracing.tracer = nil }
         client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         admission = Admission(
             http1Limit: configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit,
