@@ -106,7 +106,11 @@ public struct EndpointClient: Sendable {
             background: background
         )
         let responseDecoder = defaults.decoder.copy()
-        if let key = envelope.key { responseDecoder.userInfo[.networkResponseKey] = key }
+        // Only a key other than the default is written: a decoder with user info costs more on every call, and
+        // `NetworkResponse` reads a missing key as the default.
+        if let key = envelope.key, key != NetworkResponse<EmptyResponse>.defaultKey {
+            responseDecoder.userInfo[.networkResponseKey] = key
+        }
         self.responseDecoder = responseDecoder
     }
 

@@ -50,10 +50,7 @@ enum ResponseDecoding {
             )
         }
         do {
-            if let key = envelope.key {
-                return try decoder.decode(NetworkResponse<Response>.self, from: body, key: key).result
-            }
-            return try decoder.decode(Response.self, from: body)
+            return try decodeJSON(Response.self, from: body, envelope: envelope, decoder: decoder)
         } catch let error as DecodingError {
             let wireKeys = DecodingError.namesWireKeys(decoder)
             throw failure(
@@ -68,6 +65,21 @@ enum ResponseDecoding {
 }
 
 extension ResponseDecoding {
+    /// `body` as JSON, under the envelope's key if it has one.
+    private static func decodeJSON<Response: Decodable>(
+        _ type: Response.Type,
+        from body: Data,
+        envelope: ResponseEnvelope,
+        decoder: JSONDecoder
+    ) throws -> Response {
+        guard let key = envelope.key else { return try decoder.decode(Response.self, from: body) }
+        // The usual key by a fixed coding key, without reading the decoder's user info twice a call.
+        if key == NetworkResponse<Response>.defaultKey {
+            return try decoder.decode(ResultEnvelope<Response>.self, from: body).result
+        }
+        return try decoder.decode(NetworkResponse<Response>.self, from: body, key: key).result
+    }
+
     /// The text encoding a `Content-Type` names with `charset=`, UTF-8 when it names none or one unknown here.
     static func textEncoding(of contentType: String?) -> String.Encoding {
         guard let contentType else { return .utf8 }
@@ -105,4 +117,10 @@ extension JSONDecoder {
         keyed.userInfo[.networkResponseKey] = key
         return try keyed.decode(type, from: data)
     }
+}
+
+/// `{"result": …}`: ``NetworkResponse`` under its default key, decoded as the same JSON is, the decoder's key
+/// strategy included.
+private struct ResultEnvelope<Wrapped: Decodable>: Decodable {
+    var result: Wrapped
 }

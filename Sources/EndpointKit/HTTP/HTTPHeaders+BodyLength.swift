@@ -18,10 +18,14 @@ extension HTTPHeaders {
         // One pass over the fields, byte by byte: this runs for every response.
         var length: Int64?
         for field in self {
-            if field.name == .contentLength {
+            // Names of another length than the two sought are passed over without a comparison.
+            switch field.name.rawValue.utf8.count {
+            case 14 where field.name == .contentLength:
                 if length == nil { length = Self.decimal(field.value) }
-            } else if field.name == .contentEncoding, !Self.isIdentity(field.value) {
-                return nil
+            case 16 where field.name == .contentEncoding:
+                if !Self.isIdentity(field.value) { return nil }
+            default:
+                continue
             }
         }
         return length

@@ -1,9 +1,22 @@
 /// Time elapsed since it was made, on any clock, including an existential `any Clock<Duration>`.
 struct Stopwatch: Sendable {
-    private let read: @Sendable () -> Duration
+    private enum Source: Sendable {
+        /// The real clock, read directly: every call reads it a few times.
+        case continuous(start: ContinuousClock.Instant)
+        /// Any other clock, read through the generic reader made when it started.
+        case other(@Sendable () -> Duration)
+    }
 
-    init(_ clock: any Clock<Duration>) {
-        read = Self.reader(clock)
+    private let source: Source
+
+    /// Starts on `clock`; `isContinuous` says it is a `ContinuousClock`, when the caller knows already (one
+    /// dynamic cast less).
+    init(_ clock: any Clock<Duration>, isContinuous: Bool? = nil) {
+        if isContinuous ?? (clock is ContinuousClock) {
+            source = .continuous(start: .now)
+        } else {
+            source = .other(Self.reader(clock))
+        }
     }
 
     private static func reader<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
@@ -12,5 +25,10 @@ struct Stopwatch: Sendable {
     }
 
     /// The time since the stopwatch was made.
-    var elapsed: Duration { read() }
+    var elapsed: Duration {
+        switch source {
+        case .continuous(let start): start.duration(to: .now)
+        case .other(let read): read()
+        }
+    }
 }

@@ -16,8 +16,10 @@ final class CallState: Sendable {
     private struct State {
         /// Attempts started.
         var attempts = 0
-        /// Every hop's request, kept (copy-on-write, so nearly free) to know which secrets a server may echo back.
-        var sent: [TransportRequest] = []
+        /// Every hop's request, kept (copy-on-write, so nearly free) to know which secrets a server may echo back:
+        /// the first, and those after it (most calls send one, kept without an array).
+        var first: TransportRequest?
+        var later: [TransportRequest] = []
         /// When the last head arrived, since the call started.
         var lastHead: Duration?
         /// Requests that went on the wire, counted for instruments only.
@@ -28,13 +30,16 @@ final class CallState: Sendable {
         observers: [any ExchangeObserver],
         redactor: Redactor,
         clock: any Clock<Duration>,
+        isRealTime: Bool? = nil,
         route: PreparedCall.Route? = nil
     ) {
         self.observers = observers
         self.redactor = redactor
         self.route = route
-        stopwatch = Stopwatch(clock)
-        isRealTime = clock is ContinuousClock
+        // Whether the clock is the real one, when the caller knows already: a dynamic cast less per call.
+        let isRealTime = isRealTime ?? (clock is ContinuousClock)
+        stopwatch = Stopwatch(clock, isContinuous: isRealTime)
+        self.isRealTime = isRealTime
     }
 
     /// Notes that a hop's head arrived: now, or at `instant` when the transport noted it (it may have collected
@@ -72,18 +77,20 @@ final class CallState: Sendable {
 
     /// Notes a request about to be sent.
     func remember(_ request: TransportRequest) {
-        state.withLock { $0.sent.append(request) }
+        state.withLock { state in
+            if state.first == nil { state.first = request } else { state.later.append(request) }
+        }
     }
 
     /// The request sent last: the hop that answered, or failed, after any redirects.
-    var lastRequest: TransportRequest? { state.withLock { $0.sent.last } }
+    var lastRequest: TransportRequest? { state.withLock { $0.later.last ?? $0.first } }
 
     /// The credential values the call's requests carried: secret header values (and their token after a
     /// scheme such as `Bearer`), secret query values and URL passwords.
     var secrets: Set<String> {
-        let requests = state.withLock { $0.sent }
+        let (first, later) = state.withLock { ($0.first, $0.later) }
         var secrets = Set<String>()
-        for request in requests { secrets.formUnion(redactor.secrets(of: request)) }
+        for request in (first.map { [$0] } ?? []) + later { secrets.formUnion(redactor.secrets(of: request)) }
         return secrets
     }
 

@@ -24,6 +24,8 @@ final class Pipeline: Sendable {
     let redactor: Redactor
     /// How the attempt's deadline is enforced, chosen once, when the client is made.
     let deadlines: DeadlineEnforcement
+    /// Whether `clock` is the real one (a `ContinuousClock`), found once.
+    let isRealTime: Bool
     /// The HTTP cache, or `nil` when the client has none.
     let cache: HTTPCache?
     /// The client's owner of background work (a revalidation), held weakly: the work holds this pipeline.
@@ -53,7 +55,8 @@ final class Pipeline: Sendable {
         self.redactor = redactor
         self.cache = cache
         self.background = TaskOwner.Reference(background)
-        deadlines = transport.enforcesTimeout && clock is ContinuousClock ? .byTransport : .byTimer(clock)
+        isRealTime = clock is ContinuousClock
+        deadlines = transport.enforcesTimeout && isRealTime ? .byTransport : .byTimer(clock)
     }
 
     /// What a run returns: the final response (its body collected, streaming, or written, as asked) and the
@@ -71,7 +74,13 @@ final class Pipeline: Sendable {
     func run(_ prepared: PreparedCall, body: ResponseBodyHandling, validating: Bool = true)
         async throws(EndpointError) -> Result
     {
-        let call = CallState(observers: observers, redactor: redactor, clock: clock, route: prepared.route)
+        let call = CallState(
+            observers: observers,
+            redactor: redactor,
+            clock: clock,
+            isRealTime: isRealTime,
+            route: prepared.route
+        )
         let request = prepared.request
         let context = RequestContext(
             options: prepared.options,

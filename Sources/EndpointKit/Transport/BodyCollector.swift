@@ -33,6 +33,13 @@ package struct BodyCollector: Sendable {
     }
 
     /// Hands the bytes over, leaving the collector empty.
+    /// Adds bytes read in place (a transport's own buffer), without a `Data` of their own.
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) throws(EndpointError) {
+        guard bytes.count <= limit - data.count else { throw Self.tooLarge(limit: limit, announced: nil) }
+        guard let base = bytes.baseAddress else { return }
+        data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    }
+
     package mutating func take() -> Data {
         defer { data = Data() }
         return data

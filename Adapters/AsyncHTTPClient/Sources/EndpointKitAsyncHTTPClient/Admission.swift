@@ -1,5 +1,6 @@
 #if AsyncHTTPClient
 import EndpointKit
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -13,6 +14,7 @@ final class Admission: Sendable {
         var waiting: [AdmissionState.Call: CheckedContinuation<Void, any Error>] = [:]
         /// What happened to calls before their continuation was stored: applied when it is.
         var decided: [AdmissionState.Call: AdmissionState.Effect] = [:]
+        var lastOrigin = LastOrigin()
     }
 
     private let shared: NIOLockedValueBox<Shared>
@@ -39,15 +41,18 @@ final class Admission: Sendable {
         fileprivate let origin: OriginKey
     }
 
-    /// Waits until a call to `origin` may send, first come first served, and returns its ticket; throws
+    /// Waits until a call to `url`'s origin may send, first come first served, and returns its ticket; throws
     /// ``EndpointError/Kind/cancelled`` (having sent nothing) when the task is cancelled first.
-    func enter(_ origin: OriginKey) async throws -> Ticket {
-        let (call, isAdmitted, others) = shared.withLockedValue { shared -> (AdmissionState.Call, Bool, [Routed]) in
+    func enter(_ url: URL) async throws -> Ticket {
+        let (call, origin, isAdmitted, others) = shared.withLockedValue {
+            shared -> (AdmissionState.Call, OriginKey, Bool, [Routed]) in
+            let origin = shared.lastOrigin.key(for: url)
             shared.lastCall += 1
             let call = shared.lastCall
             let effects = shared.state.apply(.asked(call, origin: origin, now: Self.now))
-            if effects.count == 1, effects[0] == .admit(call) { return (call, true, []) }
-            return (call, effects.contains(.admit(call)), Self.route(effects.filter { $0 != .admit(call) }, &shared))
+            if effects.count == 1, effects[0] == .admit(call) { return (call, origin, true, []) }
+            let others = Self.route(effects.filter { $0 != .admit(call) }, &shared)
+            return (call, origin, effects.contains(.admit(call)), others)
         }
         carryOut(others)
         // Room at once: no suspension, the common case.

@@ -148,7 +148,10 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, Sendable {
 
     func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         do {
-            try state.withLockedValue { state in try state.collector?.append(Data(buffer: buffer)) }
+            // Copied once, from NIO's buffer into the body.
+            try state.withLockedValue { state in
+                try buffer.withUnsafeReadableBytes { bytes in try state.collector?.append(bytes) }
+            }
         } catch {
             return task.eventLoop.makeFailedFuture(error)
         }

@@ -41,7 +41,14 @@ extension AsyncHTTPClientTransport {
 
     /// `version` as OpenTelemetry's `network.protocol.version` writes it: `"1.1"`, `"2"`.
     static func protocolVersion(_ version: HTTPVersion) -> String {
-        version.minor == 0 && version.major >= 2 ? "\(version.major)" : "\(version.major).\(version.minor)"
+        // The versions a response comes in without formatting a number: this runs for every response.
+        switch (version.major, version.minor) {
+        case (1, 1): "1.1"
+        case (2, 0): "2"
+        case (1, 0): "1.0"
+        default:
+            version.minor == 0 && version.major >= 2 ? "\(version.major)" : "\(version.major).\(version.minor)"
+        }
     }
 
     /// The response's header fields, in order, repeated names kept.

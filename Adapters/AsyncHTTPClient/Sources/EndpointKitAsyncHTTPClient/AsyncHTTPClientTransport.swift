@@ -128,7 +128,7 @@ public final class AsyncHTTPClientTransport: Transport {
         try request.validate()
         // A task cancelled before it gets here, or while it waits for its turn, is never handed to the pool.
         if Task.isCancelled { throw EndpointError(.cancelled, "the task was cancelled before the request was sent") }
-        let ticket = try await admission.enter(OriginKey(request.url))
+        let ticket = try await admission.enter(request.url)
         if case .collect(let limit) = options.body {
             do {
                 let response = try await sendCollecting(request, limit: limit, options: options)
