@@ -89,18 +89,18 @@ final class Pipeline: Sendable {
             clock: clock,
             call: call
         )
-        let innermost = MiddlewareNext { request, context in
-            try await self.attempt(request, context: context, prepared: prepared, body: body)
-        }
-        let chain = middleware.reversed().reduce(innermost) { next, step in
-            MiddlewareNext { request, context in try await step.intercept(request, context: context, next: next) }
-        }
+        // Without middleware the attempt is called directly, with no closure made for it.
+        let chain = middleware.isEmpty ? nil : chain(prepared, body: body)
         do throws(EndpointError) {
             var validatorRetries = 0
             while true {
                 let response: TransportResponse
                 do {
-                    response = try await chain(request, context: context)
+                    if let chain {
+                        response = try await chain(request, context: context)
+                    } else {
+                        response = try await attempt(request, context: context, prepared: prepared, body: body)
+                    }
                 } catch {
                     throw EndpointError.wrapping(error)
                 }
@@ -122,6 +122,16 @@ final class Pipeline: Sendable {
             }
         } catch {
             throw completing(error, for: request, call: call)
+        }
+    }
+
+    /// The middleware, first to last, around the attempt.
+    private func chain(_ prepared: PreparedCall, body: ResponseBodyHandling) -> MiddlewareNext {
+        let innermost = MiddlewareNext { request, context in
+            try await self.attempt(request, context: context, prepared: prepared, body: body)
+        }
+        return middleware.reversed().reduce(innermost) { next, step in
+            MiddlewareNext { request, context in try await step.intercept(request, context: context, next: next) }
         }
     }
 
