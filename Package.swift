@@ -9,6 +9,7 @@ import PackageDescription
 //     .package(url: "https://github.com/endpointkit/endpointkit.git", from: "0.10.0", traits: ["AsyncHTTPClient"])
 let asyncHTTPClient = TargetDependencyCondition.when(traits: ["AsyncHTTPClient"])
 let observability = TargetDependencyCondition.when(traits: ["Observability"])
+let openAPI = TargetDependencyCondition.when(traits: ["OpenAPI"])
 
 let package = Package(
     name: "EndpointKit",
@@ -18,6 +19,8 @@ let package = Package(
         .library(name: "EndpointKitTesting", targets: ["EndpointKitTesting"]),
         .library(name: "EndpointKitAsyncHTTPClient", targets: ["EndpointKitAsyncHTTPClient"]),
         .library(name: "EndpointKitObservability", targets: ["EndpointKitObservability"]),
+        .library(name: "EndpointKitOpenAPI", targets: ["EndpointKitOpenAPI"]),
+        .executable(name: "endpointkit-openapi", targets: ["EndpointKitOpenAPITool"]),
         .executable(name: "endpointkit-demo", targets: ["EndpointKitDemo"]),
     ],
     traits: [
@@ -28,6 +31,11 @@ let package = Package(
         .trait(
             name: "Observability",
             description: "EndpointKitObservability: OpenTelemetry-conformant tracing, metrics and logs"
+        ),
+        .trait(
+            name: "OpenAPI",
+            description:
+                "EndpointKitOpenAPI and endpointkit-openapi: typed endpoints generated from OpenAPI descriptions"
         ),
         .default(enabledTraits: []),
     ],
@@ -40,6 +48,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         .target(name: "EndpointKit"),
@@ -114,6 +125,27 @@ let package = Package(
                 + observabilityDependencies + observabilityTestDependencies,
             path: "Adapters/Observability/Tests/EndpointKitObservabilityTests"
         ),
+
+        // The OpenAPI generator (trait OpenAPI): a library the tool and its tests share, and the tool. What it
+        // writes depends on EndpointKit alone.
+        .target(
+            name: "EndpointKitOpenAPI",
+            dependencies: openAPIDependencies,
+            path: "Generator/Sources/EndpointKitOpenAPI"
+        ),
+        .executableTarget(
+            name: "EndpointKitOpenAPITool",
+            dependencies: ["EndpointKitOpenAPI"] + openAPIDependencies + [
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: openAPI)
+            ],
+            path: "Generator/Sources/EndpointKitOpenAPITool"
+        ),
+        .testTarget(
+            name: "EndpointKitOpenAPITests",
+            dependencies: ["EndpointKitOpenAPI", "EndpointKit"] + openAPIDependencies,
+            path: "Generator/Tests/EndpointKitOpenAPITests",
+            resources: [.copy("Fixtures")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -141,6 +173,16 @@ var observabilityDependencies: [Target.Dependency] {
         .product(name: "Instrumentation", package: "swift-distributed-tracing", condition: observability),
         .product(name: "Metrics", package: "swift-metrics", condition: observability),
         .product(name: "Logging", package: "swift-log", condition: observability),
+    ]
+}
+
+/// What the OpenAPI generator reads descriptions with, each only with its trait.
+var openAPIDependencies: [Target.Dependency] {
+    [
+        .product(name: "OpenAPIKit", package: "OpenAPIKit", condition: openAPI),
+        .product(name: "OpenAPIKit30", package: "OpenAPIKit", condition: openAPI),
+        .product(name: "OpenAPIKitCompat", package: "OpenAPIKit", condition: openAPI),
+        .product(name: "Yams", package: "Yams", condition: openAPI),
     ]
 }
 

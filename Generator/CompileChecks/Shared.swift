@@ -1,0 +1,9 @@
+// Declarations every compile check of the generated security shapes uses: a client, and one credential of each
+// type. Type-checked with the module scripts/openapi-compile-checks.sh generates from
+// Generator/Tests/EndpointKitOpenAPITests/Fixtures/security-shapes.yaml.
+import EndpointKit
+import Foundation
+
+let client = EndpointClient(environment: ServerEnvironment(baseURL: URL(string: "https://api.example.test/v1")!))
+let token = AccessToken("token")
+let credentials = BasicCredentials(user: "user", password: "password")

@@ -1,0 +1,3 @@
+// expected-error: requires the types 'AccessToken' and '\(\)' be equivalent
+// An API key in a header, sent without the key.
+func call() async throws { _ = try await client.response(for: .listThingsWithHeaderKey()) }

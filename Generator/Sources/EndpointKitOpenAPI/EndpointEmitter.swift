@@ -1,0 +1,126 @@
+#if OpenAPI
+/// Writes each operation as a static factory in a constrained extension of `Endpoint`, once per kind.
+enum EndpointEmitter {
+    static func write(_ plan: OperationPlan, to out: inout SwiftWriter) {
+        for kind in plan.kinds {
+            out.block("extension Endpoint where Kind == \(kind.type), Response == \(plan.response)") { out in
+                documentation(plan, kind: kind, to: &out)
+                if plan.isDeprecated {
+                    out.line("@available(*, deprecated, message: \"deprecated in the API's description\")")
+                }
+                let parameters = plan.arguments.map { argument in
+                    let type = argument.isOptional ? "\(argument.type)? = nil" : argument.type
+                    return "\(SwiftName.escaped(argument.name)): \(type)"
+                }
+                out.block(
+                    "public static func \(SwiftName.escaped(plan.name))(\(parameters.joined(separator: ", "))) -> Self"
+                ) { out in
+                    body(plan, to: &out)
+                }
+            }
+            out.line()
+        }
+    }
+
+    private static func documentation(_ plan: OperationPlan, kind: KindReference, to out: inout SwiftWriter) {
+        if let summary = SwiftWriter.firstParagraph(plan.summary, limit: 300) {
+            for line in summary { out.line("/// " + line) }
+            out.line("///")
+        }
+        out.line("/// `\(plan.method.uppercased()) \(plan.path)` (`\(plan.label)`).")
+        if kind.data != nil {
+            out.line("/// Send it with `using:` and the \(kind.data ?? "credential") of `\(kind.type)`.")
+        } else if kind == .authenticated {
+            out.line("/// A middleware such as `BearerAuthentication` must add its credentials.")
+        }
+        if !plan.scopes.isEmpty {
+            out.line("/// OAuth 2.0 scopes: \(plan.scopes.map { "`\($0)`" }.joined(separator: ", ")).")
+        }
+        let documented = plan.arguments.filter { $0.documentation != nil }
+        guard !documented.isEmpty else { return }
+        out.line("///")
+        out.line("/// - Parameters:")
+        for argument in documented {
+            let text = SwiftWriter.firstParagraph(argument.documentation, limit: 160)?.joined(separator: " ") ?? ""
+            out.line("///   - \(argument.name): \(text)")
+        }
+    }
+
+    private static func body(_ plan: OperationPlan, to out: inout SwiftWriter) {
+        let query = plan.arguments.filter { $0.place == .query }
+        let headers = plan.arguments.filter { $0.place == .header || $0.place == .cookie }
+        if !headers.isEmpty {
+            out.line("var headers = HTTPHeaders()")
+            for argument in headers where argument.place == .header {
+                let value = argument.type == "String" ? "value" : "value.description"
+                let name = SwiftName.escaped(argument.name)
+                out.line(
+                    "if let value = \(name) as \(argument.type)? { headers.add(\(value), for: \(SwiftName.literal(argument.key))) }"
+                )
+            }
+            let cookies = headers.filter { $0.place == .cookie }
+            if !cookies.isEmpty {
+                let pairs = cookies.map {
+                    "(\(SwiftName.literal($0.key)), \(SwiftName.escaped($0.name)) as \($0.type)?)"
+                }
+                out.line(
+                    "let cookies = [\(pairs.joined(separator: ", "))].compactMap { name, value in value.map { \"\\(name)=\\(value)\" } }"
+                )
+                out.line("if !cookies.isEmpty { headers.add(cookies.joined(separator: \"; \"), for: \"Cookie\") }")
+            }
+        }
+        out.line("var endpoint = Self(")
+        out.line("    method: \(method(plan.method)),")
+        out.line("    path: \(pathExpression(plan)),")
+        if !query.isEmpty {
+            let items = query.map { "\(SwiftName.literal($0.key)): \(SwiftName.escaped($0.name))" }
+            out.line("    query: [\(items.joined(separator: ", "))],")
+        }
+        if !headers.isEmpty { out.line("    headers: headers,") }
+        if let body = plan.body, let argument = plan.arguments.first(where: { $0.place == .body }) {
+            let made = bodyExpression(body, value: argument.isOptional ? "$0" : "body")
+            out.line(argument.isOptional ? "    body: body.map { \(made) }," : "    body: \(made),")
+        }
+        out.line("    envelope: .plain")
+        out.line(")")
+        out.line("endpoint.decoder = \(SupportFile.coding).decoder")
+        out.line("return endpoint")
+    }
+
+    private static func bodyExpression(_ body: OperationPlan.Body, value: String) -> String {
+        switch body {
+        case .json: "JSONBody(\(value), encoder: \(SupportFile.coding).encoder)"
+        case .form: "FormBody(encoding: \(value))"
+        case .multipart: value
+        case .data(let contentType): "DataBody(\(value), contentType: \(SwiftName.literal(contentType)))"
+        }
+    }
+
+    private static func method(_ name: String) -> String {
+        ["get", "put", "post", "delete", "options", "head", "patch", "trace"].contains(name)
+            ? ".\(name)" : "HTTPMethod(\(SwiftName.literal(name.uppercased())))"
+    }
+
+    /// The path as an `EndpointPath` literal: literal text as written, each `{name}` interpolated as its
+    /// argument under its name, so that the endpoint's template is the description's.
+    static func pathExpression(_ plan: OperationPlan) -> String {
+        var result = "\""
+        var rest = Substring(plan.path.drop(while: { $0 == "/" }))
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            result += literalText(rest[..<open])
+            let key = String(rest[rest.index(after: open)..<close])
+            if let argument = plan.arguments.first(where: { $0.place == .path && $0.key == key }) {
+                result += "\\(\(SwiftName.escaped(argument.name)), as: \(SwiftName.literal(key)))"
+            } else {
+                result += literalText(rest[open...close])
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + literalText(rest) + "\""
+    }
+
+    private static func literalText(_ text: Substring) -> String {
+        String(SwiftName.literal(String(text)).dropFirst().dropLast())
+    }
+}
+#endif

@@ -1,0 +1,33 @@
+#if OpenAPI
+/// Why the generator left something out: an operation it could not give a kind or a shape, or a parameter it
+/// cannot type yet. The tool prints each one; nothing is left out silently.
+public enum GenerationIssue: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No kind could be decided from the description and the overlay: the operation is not generated.
+    case undecidedKind(String)
+    /// The operation has a shape the generator does not write: it is not generated.
+    case unsupported(String)
+
+    /// The reason, as the tool prints it.
+    public var description: String {
+        switch self {
+        case .undecidedKind(let reason): "no kind: \(reason)"
+        case .unsupported(let reason): "not supported: \(reason)"
+        }
+    }
+}
+
+/// Something the generator left out, and where.
+public struct GenerationNote: Equatable, Sendable, CustomStringConvertible {
+    /// The operation: its `operationId`, or its method and path.
+    public var operation: String
+    /// What was left out, and why.
+    public var issue: GenerationIssue
+    /// Whether the whole operation was left out (`false`: one of its optional parameters was).
+    public var operationSkipped: Bool
+
+    /// The operation, the reason, and what was left out, as the tool prints it.
+    public var description: String {
+        "\(operation): \(issue)" + (operationSkipped ? " (operation not generated)" : " (parameter left out)")
+    }
+}
+#endif

@@ -1,0 +1,174 @@
+#if OpenAPI
+import OpenAPIKit
+
+/// A kind an endpoint is generated with: its Swift type and the type of its request data (`nil`: `Void`, sent
+/// without `using:`).
+struct KindReference: Hashable, Sendable {
+    var type: String
+    var data: String?
+
+    static let `public` = KindReference(type: "EndpointKinds.Public", data: nil)
+    static let bearer = KindReference(type: "EndpointKinds.Private", data: "AccessToken")
+    static let basic = KindReference(type: "EndpointKinds.Basic", data: "BasicCredentials")
+    static let authenticated = KindReference(type: "EndpointKinds.Authenticated", data: nil)
+}
+
+/// A kind the generator writes, because no kind EndpointKit ships says what a scheme or a combination needs.
+enum KindDeclaration: Hashable, Sendable {
+    /// An API key placed in a header, a query item or a cookie under `key`.
+    case apiKey(name: String, key: String, location: String, scheme: String)
+    /// One of several credentials, picked by the caller: an enum of request data.
+    case anyOf(name: String, alternatives: [Part])
+    /// Every one of several credentials at once: a struct of request data.
+    case allOf(name: String, parts: [Part])
+
+    /// A credential of a combined kind: its case or property name and the kind that applies it.
+    struct Part: Hashable, Sendable {
+        var name: String
+        var kind: KindReference
+    }
+
+    var name: String {
+        switch self {
+        case .apiKey(let name, _, _, _), .anyOf(let name, _), .allOf(let name, _): name
+        }
+    }
+}
+
+/// Decides the kinds of each operation from its security requirements, declaring the kinds it needs.
+struct KindPlanner {
+    /// The namespace generated kinds are declared in.
+    static let namespace = "SecurityKinds"
+
+    let schemes: [String: OpenAPI.SecurityScheme]
+    let overlay: Overlay
+    private(set) var declarations: [String: KindDeclaration] = [:]
+
+    init(components: OpenAPI.Components, overlay: Overlay) {
+        var schemes: [String: OpenAPI.SecurityScheme] = [:]
+        for (key, value) in components.securitySchemes {
+            if let scheme = components[value] { schemes[key.rawValue] = scheme }
+        }
+        self.schemes = schemes
+        self.overlay = overlay
+    }
+
+    /// The kinds to generate an operation with (two when its security is optional: the public one too), or why
+    /// none can be decided.
+    mutating func kinds(
+        operationID: String?,
+        requirements: [OpenAPI.SecurityRequirement]?,
+        documentRequirements: [OpenAPI.SecurityRequirement]
+    ) -> Result<[KindReference], GenerationIssue> {
+        if let operationID, let named = overlay.kinds?.operations?[operationID] {
+            return kind(named: named).map { [$0] }
+        }
+        let effective = requirements ?? documentRequirements
+        if schemes.isEmpty && effective.isEmpty {
+            guard let fallback = overlay.kinds?.default else {
+                return .failure(.undecidedKind("the description declares no security; name a kind in the overlay"))
+            }
+            return kind(named: fallback).map { [$0] }
+        }
+        if effective.isEmpty { return .success([.public]) }
+        var alternatives: [KindReference] = []
+        var isOptional = false
+        for requirement in effective {
+            let names = requirement.keys.compactMap(\.name).sorted()
+            if names.isEmpty {
+                isOptional = true
+                continue
+            }
+            switch allOf(names) {
+            case .success(let kind): if !alternatives.contains(kind) { alternatives.append(kind) }
+            case .failure(let issue): return .failure(issue)
+            }
+        }
+        var kinds: [KindReference] = isOptional ? [.public] : []
+        if alternatives.count == 1 {
+            kinds.append(alternatives[0])
+        } else if alternatives.count > 1 {
+            kinds.append(anyOf(alternatives))
+        }
+        return .success(kinds)
+    }
+
+    /// The OAuth 2.0 scopes `requirements` name, for the factory's documentation.
+    static func scopes(_ requirements: [OpenAPI.SecurityRequirement]) -> [String] {
+        var seen = Set<String>()
+        return requirements.flatMap { $0.values.flatMap { $0 } }.filter { seen.insert($0).inserted }
+    }
+
+    // MARK: Schemes and combinations
+
+    private mutating func kind(named name: String) -> Result<KindReference, GenerationIssue> {
+        switch name {
+        case "public": .success(.public)
+        case "bearer": .success(.bearer)
+        case "basic": .success(.basic)
+        case "authenticated", "middleware": .success(.authenticated)
+        default: scheme(name)
+        }
+    }
+
+    private mutating func scheme(_ name: String) -> Result<KindReference, GenerationIssue> {
+        guard let scheme = schemes[name] else {
+            return .failure(.undecidedKind("security scheme \"\(name)\" is not declared"))
+        }
+        let bearer = overlay.kinds?.bearerTokens == "middleware" ? KindReference.authenticated : .bearer
+        switch scheme.type {
+        case .http(let httpScheme, _):
+            switch httpScheme.lowercased() {
+            case "bearer": return .success(bearer)
+            case "basic": return .success(.basic)
+            default: return .failure(.undecidedKind("HTTP scheme \"\(httpScheme)\" of \"\(name)\" has no kind"))
+            }
+        case .oauth2, .openIdConnect:
+            return .success(bearer)
+        case .apiKey(let key, let location):
+            let typeName = SwiftName.type(name)
+            declarations[typeName] = .apiKey(name: typeName, key: key, location: location.rawValue, scheme: name)
+            return .success(KindReference(type: "\(Self.namespace).\(typeName)", data: "AccessToken"))
+        case .mutualTLS:
+            return .failure(.undecidedKind("mutual TLS (\"\(name)\") has no kind: the transport's TLS settings own it"))
+        }
+    }
+
+    /// One scheme's kind, or a kind that needs every scheme in `names` at once.
+    private mutating func allOf(_ names: [String]) -> Result<KindReference, GenerationIssue> {
+        var parts: [KindDeclaration.Part] = []
+        for name in names {
+            switch scheme(name) {
+            case .success(let kind): parts.append(KindDeclaration.Part(name: SwiftName.member(name), kind: kind))
+            case .failure(let issue): return .failure(issue)
+            }
+        }
+        if parts.count == 1 { return .success(parts[0].kind) }
+        let typeName = names.map(SwiftName.type).joined(separator: "And")
+        declarations[typeName] = .allOf(name: typeName, parts: parts)
+        return .success(
+            KindReference(type: "\(Self.namespace).\(typeName)", data: "\(Self.namespace).\(typeName).Credentials")
+        )
+    }
+
+    /// A kind whose caller supplies one of `alternatives`.
+    private mutating func anyOf(_ alternatives: [KindReference]) -> KindReference {
+        var taken = Set<String>()
+        let parts = alternatives.map { kind in
+            KindDeclaration.Part(name: SchemaMapper.unique(Self.caseName(of: kind), in: &taken), kind: kind)
+        }
+        let typeName = parts.map { SwiftName.type($0.name) }.joined(separator: "Or")
+        declarations[typeName] = .anyOf(name: typeName, alternatives: parts)
+        return KindReference(type: "\(Self.namespace).\(typeName)", data: "\(Self.namespace).\(typeName).Credential")
+    }
+
+    private static func caseName(of kind: KindReference) -> String {
+        switch kind {
+        case .bearer: "bearer"
+        case .basic: "basic"
+        case .authenticated: "authenticated"
+        default: SwiftName.member(String(kind.type.split(separator: ".").last ?? "credential"))
+        }
+    }
+}
+#endif

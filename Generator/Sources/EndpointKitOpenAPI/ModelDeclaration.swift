@@ -1,0 +1,64 @@
+#if OpenAPI
+/// One Swift type the generator writes for a schema: what the schema mapper decides, before any text is made.
+enum ModelDeclaration: Equatable, Sendable {
+    /// A `Codable` struct (or, on a cycle of direct properties, a final class) with its properties in the
+    /// description's order, and the value type of `additionalProperties` when it has one.
+    case object(ObjectModel)
+    /// An open string enum: the description's values as cases, and `unknown(String)` for any other.
+    case stringEnum(name: String, values: [String], documentation: String?)
+    /// `oneOf`/`anyOf`: an enum with a case per alternative, decoded as the first alternative that decodes (or
+    /// the one the discriminator names).
+    case union(UnionModel)
+    /// A name for another type (`typealias`), for a component that is an array, a map or a scalar.
+    case alias(name: String, target: String, documentation: String?)
+
+    var name: String {
+        switch self {
+        case .object(let model): model.name
+        case .stringEnum(let name, _, _): name
+        case .union(let model): model.name
+        case .alias(let name, _, _): name
+        }
+    }
+}
+
+/// An object schema as a Swift type.
+struct ObjectModel: Equatable, Sendable {
+    struct Property: Equatable, Sendable {
+        /// The JSON key.
+        var key: String
+        /// The Swift name, unique in its type.
+        var name: String
+        /// The Swift type, without the `?` an optional property gets.
+        var type: String
+        /// Whether the property may be absent or `null`: not required, or nullable.
+        var isOptional: Bool
+        var documentation: String?
+    }
+
+    var name: String
+    var properties: [Property]
+    /// The type of the values of keys not in `properties`, when the schema allows them with a schema.
+    var additionalValues: String?
+    var documentation: String?
+    /// A final class rather than a struct: the type reaches itself through properties that are not arrays,
+    /// maps or unions, which a struct cannot hold.
+    var isReference = false
+}
+
+/// A `oneOf`/`anyOf` schema as a Swift enum.
+struct UnionModel: Equatable, Sendable {
+    struct Alternative: Equatable, Sendable {
+        var caseName: String
+        var type: String
+        /// The discriminator's value that selects this alternative, when the schema has a discriminator.
+        var discriminatorValues: [String]
+    }
+
+    var name: String
+    var alternatives: [Alternative]
+    /// The JSON key of the discriminator property, when the schema has one.
+    var discriminatorKey: String?
+    var documentation: String?
+}
+#endif

@@ -1,0 +1,159 @@
+#if OpenAPI
+/// Writes the models' Swift source: structs (or final classes), open enums, unions and aliases.
+enum ModelEmitter {
+    static func write(_ declaration: ModelDeclaration, to out: inout SwiftWriter) {
+        switch declaration {
+        case .object(let model): object(model, to: &out)
+        case .stringEnum(let name, let values, let documentation):
+            stringEnum(name: name, values: values, documentation: documentation, to: &out)
+        case .union(let model): union(model, to: &out)
+        case .alias(let name, let target, let documentation):
+            out.documentation(documentation)
+            out.line("public typealias \(name) = \(target)")
+        }
+        out.line()
+    }
+
+    private static func object(_ model: ObjectModel, to out: inout SwiftWriter) {
+        out.documentation(model.documentation)
+        let declaration = model.isReference ? "public final class" : "public struct"
+        out.block("\(declaration) \(model.name): Codable, Sendable") { out in
+            for property in model.properties {
+                out.documentation(property.documentation, limit: 160)
+                let optional = property.isOptional ? "?" : ""
+                let keyword = model.isReference ? "let" : "var"
+                out.line("public \(keyword) \(SwiftName.escaped(property.name)): \(property.type)\(optional)")
+            }
+            if !model.properties.isEmpty { out.line() }
+            initializer(model, to: &out)
+            if model.properties.contains(where: { $0.key != $0.name }) {
+                out.line()
+                out.block("enum CodingKeys: String, CodingKey") { out in
+                    for property in model.properties {
+                        let name = SwiftName.escaped(property.name)
+                        out.line(
+                            property.key == property.name
+                                ? "case \(name)" : "case \(name) = \(SwiftName.literal(property.key))"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
+    private static func initializer(_ model: ObjectModel, to out: inout SwiftWriter) {
+        let parameters = model.properties.map { property in
+            let label = SwiftName.escaped(property.name)
+            return property.isOptional ? "\(label): \(property.type)? = nil" : "\(label): \(property.type)"
+        }
+        out.block("public init(\(parameters.joined(separator: ", ")))") { out in
+            for property in model.properties {
+                out.line("self.\(SwiftName.escaped(property.name)) = \(SwiftName.escaped(property.name))")
+            }
+        }
+    }
+
+    private static func stringEnum(name: String, values: [String], documentation: String?, to out: inout SwiftWriter) {
+        if out.documentation(documentation) { out.line("///") }
+        out.line("/// Open: a value the description does not list decodes as `unknown` and is sent back as it came.")
+        var taken: Set<String> = ["unknown"]
+        let cases = values.map {
+            (value: $0, name: SchemaMapper.unique(SwiftName.member($0.isEmpty ? "empty" : $0), in: &taken))
+        }
+        out.block(
+            "public enum \(name): RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible, QueryValue"
+        ) { out in
+            for item in cases { out.line("case \(SwiftName.escaped(item.name))") }
+            out.line("case unknown(String)")
+            out.line()
+            out.block("public init(rawValue: String)") { out in
+                out.switchBlock("rawValue") { out in
+                    for item in cases {
+                        out.line("case \(SwiftName.literal(item.value)): self = .\(SwiftName.escaped(item.name))")
+                    }
+                    out.line("default: self = .unknown(rawValue)")
+                }
+            }
+            out.line()
+            out.block("public var rawValue: String") { out in
+                out.switchBlock("self") { out in
+                    for item in cases {
+                        out.line("case .\(SwiftName.escaped(item.name)): \(SwiftName.literal(item.value))")
+                    }
+                    out.line("case .unknown(let value): value")
+                }
+            }
+            out.line()
+            out.line("public var description: String { rawValue }")
+            out.line()
+            out.block("public init(from decoder: any Decoder) throws") { out in
+                out.line("self.init(rawValue: try decoder.singleValueContainer().decode(String.self))")
+            }
+            out.line()
+            out.block("public func encode(to encoder: any Encoder) throws") { out in
+                out.line("var container = encoder.singleValueContainer()")
+                out.line("try container.encode(rawValue)")
+            }
+        }
+    }
+
+    private static func union(_ model: UnionModel, to out: inout SwiftWriter) {
+        if out.documentation(model.documentation) { out.line("///") }
+        out.line(
+            "/// One of several shapes: decoded as the first that decodes"
+                + (model.discriminatorKey == nil ? "." : ", or as the one its discriminator names.")
+        )
+        out.block("public indirect enum \(model.name): Codable, Sendable") { out in
+            for alternative in model.alternatives {
+                out.line("case \(SwiftName.escaped(alternative.caseName))(\(alternative.type))")
+            }
+            out.line()
+            out.block("public init(from decoder: any Decoder) throws") { out in
+                if let key = model.discriminatorKey { discriminated(model, key: key, to: &out) }
+                out.line("let container = try decoder.singleValueContainer()")
+                for alternative in model.alternatives {
+                    out.block("if let value = try? container.decode(\(alternative.type).self)") { out in
+                        out.line("self = .\(SwiftName.escaped(alternative.caseName))(value)")
+                        out.line("return")
+                    }
+                }
+                out.line("throw DecodingError.dataCorrupted(")
+                out.line(
+                    "    .init(codingPath: decoder.codingPath, debugDescription: \"no shape of \(model.name) matches\"))"
+                )
+            }
+            out.line()
+            out.block("public func encode(to encoder: any Encoder) throws") { out in
+                out.line("var container = encoder.singleValueContainer()")
+                out.switchBlock("self") { out in
+                    for alternative in model.alternatives {
+                        out.line(
+                            "case .\(SwiftName.escaped(alternative.caseName))(let value): try container.encode(value)"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
+    /// Decodes the alternative the discriminator names, when it names one.
+    private static func discriminated(_ model: UnionModel, key: String, to out: inout SwiftWriter) {
+        let named = model.alternatives.filter { !$0.discriminatorValues.isEmpty }
+        guard !named.isEmpty else { return }
+        out.block("enum DiscriminatorKey: String, CodingKey") { out in
+            out.line("case value = \(SwiftName.literal(key))")
+        }
+        out.line("let tag = try? decoder.container(keyedBy: DiscriminatorKey.self).decode(String.self, forKey: .value)")
+        out.switchBlock("tag") { out in
+            for alternative in named {
+                let values = alternative.discriminatorValues.map(SwiftName.literal).joined(separator: ", ")
+                out.line(
+                    "case \(values): self = .\(SwiftName.escaped(alternative.caseName))(try \(alternative.type)(from: decoder))"
+                )
+                out.line("    return")
+            }
+            out.line("default: break")
+        }
+    }
+}
+#endif

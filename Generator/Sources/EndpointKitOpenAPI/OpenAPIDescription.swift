@@ -1,0 +1,53 @@
+#if OpenAPI
+import Foundation
+import OpenAPIKit
+import OpenAPIKit30
+import OpenAPIKitCompat
+import Yams
+
+/// An OpenAPI description, read from YAML or JSON: 3.0 descriptions are converted to 3.1 as they are read.
+public struct OpenAPIDescription: Sendable {
+    /// The description, as OpenAPI 3.1.
+    public let document: OpenAPIKit.OpenAPI.Document
+
+    /// Reads the description in `url` (YAML or JSON).
+    public init(contentsOf url: URL) throws {
+        try self.init(text: String(decoding: try Data(contentsOf: url), as: UTF8.self))
+    }
+
+    /// Reads a description from YAML (or JSON, which is YAML too).
+    public init(text: String) throws {
+        let version = try Self.version(of: text)
+        if version.hasPrefix("3.0") {
+            let document = try YAMLDecoder().decode(OpenAPIKit30.OpenAPI.Document.self, from: text)
+            self.document = document.convert(to: .v3_1_1)
+        } else if version.hasPrefix("3.1") || version.hasPrefix("3.2") {
+            self.document = try YAMLDecoder().decode(OpenAPIKit.OpenAPI.Document.self, from: text)
+        } else {
+            throw UnsupportedVersionError(version: version)
+        }
+    }
+
+    /// The `openapi` field's value, found without parsing the whole text: a top-level YAML line `openapi: …`,
+    /// or a JSON member `"openapi": "…"`.
+    private static func version(of text: String) throws -> String {
+        let markers = ["\nopenapi:", "\"openapi\":", "\"openapi\" :"]
+        let prefixed = text.hasPrefix("openapi:") ? text.startIndex : nil
+        let found = prefixed ?? markers.lazy.compactMap { text.range(of: $0)?.upperBound }.first
+        guard var index = found else { throw UnsupportedVersionError(version: "none") }
+        if prefixed != nil { index = text.index(index, offsetBy: "openapi:".count) }
+        let rest = text[index...].prefix { $0 != "\n" && $0 != "," && $0 != "}" }
+        let value = rest.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\"'"))
+        guard !value.isEmpty else { throw UnsupportedVersionError(version: "none") }
+        return value
+    }
+
+    /// The description is not OpenAPI 3.0, 3.1 or 3.2 (Swagger 2.0 is not read).
+    public struct UnsupportedVersionError: Error, CustomStringConvertible {
+        /// The `openapi` field's value, or `none` when there is none.
+        public var version: String
+        /// The version found, as the tool prints it.
+        public var description: String { "not an OpenAPI 3.0, 3.1 or 3.2 description (openapi: \(version))" }
+    }
+}
+#endif

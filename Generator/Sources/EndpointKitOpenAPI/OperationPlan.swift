@@ -1,0 +1,49 @@
+#if OpenAPI
+/// One operation as the static factories the generator writes for it: everything decided, nothing yet written.
+struct OperationPlan: Equatable, Sendable {
+    /// A parameter of the factory.
+    struct Argument: Equatable, Sendable {
+        enum Place: Equatable, Sendable {
+            case path
+            case query
+            case header
+            case cookie
+            case body
+        }
+
+        /// The name in the description (the query item's or header's name).
+        var key: String
+        /// The Swift parameter name, unique in the factory.
+        var name: String
+        /// The Swift type, without the `?` of an optional argument.
+        var type: String
+        var isOptional: Bool
+        var place: Place
+        var documentation: String?
+    }
+
+    /// How the request body is sent.
+    enum Body: Equatable, Sendable {
+        case json
+        case form
+        case multipart
+        case data(contentType: String)
+    }
+
+    var name: String
+    /// The `operationId`, or the method and path when there is none.
+    var label: String
+    /// `get`, `post`, … (a static member of `HTTPMethod` when it is one of the common methods).
+    var method: String
+    /// The description's path template, as written (`/pets/{petId}`).
+    var path: String
+    var arguments: [Argument]
+    var body: Body?
+    var response: String
+    /// The kinds the factory is generated with; two when the security is optional.
+    var kinds: [KindReference]
+    var scopes: [String]
+    var summary: String?
+    var isDeprecated: Bool
+}
+#endif

@@ -1,0 +1,129 @@
+#if OpenAPI
+import OpenAPIKit
+
+extension OperationPlanner {
+    /// The factory argument for `parameter`, or why it cannot be typed.
+    mutating func argument(
+        for parameter: OpenAPI.Parameter,
+        in operation: String,
+        taken: inout Set<String>
+    ) -> Result<OperationPlan.Argument, GenerationIssue> {
+        guard case .a(let context) = parameter.schemaOrContent else {
+            return .failure(.unsupported("parameter \"\(parameter.name)\" is described by content, not a schema"))
+        }
+        let schema: JSONSchema
+        switch context.schema {
+        case .a(let reference): schema = .reference(reference.jsonReference, .init())
+        case .b(let inline): schema = inline
+        }
+        let place: OperationPlan.Argument.Place
+        switch parameter.location {
+        case .path: place = .path
+        case .query: place = .query
+        case .header: place = .header
+        case .cookie: place = .cookie
+        case .querystring:
+            return .failure(.unsupported("parameter \"\(parameter.name)\" is a whole query string"))
+        }
+        var type = schemas.type(of: schema, suggested: SwiftName.type(operation) + SwiftName.type(parameter.name))
+        if type == "Date" { type = "String" }
+        guard isScalar(type) || (place == .query && context.explode && isScalarList(type)) else {
+            return .failure(
+                .unsupported("\(parameter.location.rawValue) parameter \"\(parameter.name)\" of type \(type)")
+            )
+        }
+        return .success(
+            OperationPlan.Argument(
+                key: parameter.name,
+                name: SchemaMapper.unique(SwiftName.member(parameter.name), in: &taken),
+                type: type,
+                isOptional: !parameter.required,
+                place: place,
+                documentation: parameter.description
+            )
+        )
+    }
+
+    /// The request body's argument and how it is sent: JSON first, then a form, multipart, and any other
+    /// content as bytes.
+    mutating func requestBody(
+        _ operation: OpenAPI.Operation,
+        name: String
+    ) -> (argument: OperationPlan.Argument?, kind: OperationPlan.Body?) {
+        guard let request = operation.requestBody.flatMap({ document.components[$0] }) else { return (nil, nil) }
+        let contents = request.content.compactMap { key, value in document.components[value].map { (key, $0) } }
+        func argument(_ type: String) -> OperationPlan.Argument {
+            OperationPlan.Argument(
+                key: "body",
+                name: "body",
+                type: type,
+                isOptional: !request.required,
+                place: .body,
+                documentation: request.description
+            )
+        }
+        let suggested = SwiftName.type(name) + "Request"
+        if let (_, content) = contents.first(where: { Self.isJSON($0.0.rawValue) }) {
+            let type = content.schema.map { schemas.type(of: $0, suggested: suggested) } ?? SupportFile.jsonValue
+            return (argument(type), .json)
+        }
+        if let (_, content) = contents.first(where: { $0.0.rawValue.hasPrefix("application/x-www-form-urlencoded") }) {
+            let type = content.schema.map { schemas.type(of: $0, suggested: suggested) } ?? SupportFile.jsonObject
+            return (argument(type), .form)
+        }
+        if contents.contains(where: { $0.0.rawValue.hasPrefix("multipart/") }) {
+            return (argument("MultipartBody"), .multipart)
+        }
+        if let (contentType, _) = contents.first {
+            return (argument("Data"), .data(contentType: contentType.rawValue))
+        }
+        return (nil, nil)
+    }
+
+    /// The type of the first success response's body: a JSON schema's type, `Data` for other content, and
+    /// `EmptyResponse` when it has none.
+    mutating func response(_ operation: OpenAPI.Operation, name: String) -> String {
+        let success = operation.responses.first { status, _ in
+            status.isSuccess
+        }
+        guard let (_, value) = success, let response = document.components[value] else { return "EmptyResponse" }
+        let contents = response.content.compactMap { key, value in document.components[value].map { (key, $0) } }
+        if let (_, content) = contents.first(where: { Self.isJSON($0.0.rawValue) }) {
+            return content.schema.map { schemas.type(of: $0, suggested: SwiftName.type(name) + "Response") }
+                ?? SupportFile.jsonValue
+        }
+        return contents.isEmpty ? "EmptyResponse" : "Data"
+    }
+
+    static func isJSON(_ contentType: String) -> Bool {
+        let type = contentType.split(separator: ";").first.map(String.init) ?? contentType
+        return type == "application/json" || type.hasSuffix("+json")
+    }
+
+    /// Whether `type` is sent as one query item or header value: a number, text, a truth value, or a generated
+    /// string enum (also through an alias).
+    private func isScalar(_ type: String) -> Bool {
+        if ["String", "Int", "Int64", "Double", "Float", "Bool"].contains(type) { return true }
+        switch schemas.declarations[type] {
+        case .stringEnum: return true
+        case .alias(_, let target, _): return target != type && isScalar(target)
+        default: return false
+        }
+    }
+
+    private func isScalarList(_ type: String) -> Bool {
+        type.hasPrefix("[") && !type.contains(":") && isScalar(String(type.dropFirst().dropLast()))
+    }
+}
+
+extension OpenAPI.Response.StatusCode {
+    /// A 2xx status, or the `2XX` range.
+    var isSuccess: Bool {
+        switch value {
+        case .range(let range): range == .success
+        case .status(let code): (200..<300).contains(code)
+        case .default: false
+        }
+    }
+}
+#endif

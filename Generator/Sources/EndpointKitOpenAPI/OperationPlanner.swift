@@ -1,0 +1,109 @@
+#if OpenAPI
+import OpenAPIKit
+
+/// Plans the factories of a description's operations: names, arguments, body, response and kinds.
+struct OperationPlanner {
+    var schemas: SchemaMapper
+    var kinds: KindPlanner
+    let document: OpenAPI.Document
+    private(set) var notes: [GenerationNote] = []
+    private var takenNames = Set<String>()
+
+    init(document: OpenAPI.Document, overlay: Overlay) {
+        self.document = document
+        schemas = SchemaMapper(components: document.components)
+        kinds = KindPlanner(components: document.components, overlay: overlay)
+    }
+
+    /// Every operation's plan, in the description's order; what cannot be generated is in ``notes``.
+    mutating func plans() -> [OperationPlan] {
+        schemas.declareComponents()
+        var result: [OperationPlan] = []
+        for (path, item) in document.paths {
+            guard let item = document.components[item] else { continue }
+            for endpoint in item.endpoints {
+                let label = endpoint.operation.operationId ?? "\(endpoint.method.rawValue) \(path.rawValue)"
+                switch plan(endpoint, path: path.rawValue, shared: item.parameters, label: label) {
+                case .success(let plan): result.append(plan)
+                case .failure(let issue):
+                    notes.append(GenerationNote(operation: label, issue: issue, operationSkipped: true))
+                }
+            }
+        }
+        return result
+    }
+
+    private mutating func plan(
+        _ endpoint: OpenAPI.PathItem.Endpoint,
+        path: String,
+        shared: OpenAPI.Parameter.Array,
+        label: String
+    ) -> Result<OperationPlan, GenerationIssue> {
+        let operation = endpoint.operation
+        let decided = kinds.kinds(
+            operationID: operation.operationId,
+            requirements: operation.security,
+            documentRequirements: document.security
+        )
+        guard case .success(let operationKinds) = decided else {
+            if case .failure(let issue) = decided { return .failure(issue) }
+            return .failure(.unsupported("no kind"))
+        }
+        let name = factoryName(operation.operationId, method: endpoint.method.rawValue, path: path)
+        var arguments: [OperationPlan.Argument] = []
+        var taken: Set<String> = ["body"]
+        for parameter in Self.merged(shared, operation.parameters, in: document.components) {
+            switch argument(for: parameter, in: name, taken: &taken) {
+            case .success(let argument): arguments.append(argument)
+            case .failure(let issue):
+                if parameter.required || parameter.location == .path { return .failure(issue) }
+                notes.append(GenerationNote(operation: label, issue: issue, operationSkipped: false))
+            }
+        }
+        let body = requestBody(operation, name: name)
+        if let argument = body.argument { arguments.append(argument) }
+        return .success(
+            OperationPlan(
+                name: name,
+                label: label,
+                method: endpoint.method.rawValue.lowercased(),
+                path: path,
+                arguments: Self.ordered(arguments),
+                body: body.kind,
+                response: response(operation, name: name),
+                kinds: operationKinds,
+                scopes: KindPlanner.scopes(operation.security ?? document.security),
+                summary: operation.summary ?? operation.description,
+                isDeprecated: operation.deprecated
+            )
+        )
+    }
+
+    /// A unique factory name from the `operationId`, or from the method and path when there is none; a name
+    /// taken already gets the first free number, in the description's order.
+    private mutating func factoryName(_ operationID: String?, method: String, path: String) -> String {
+        let base = SwiftName.member(operationID ?? "\(method) \(path)")
+        return SchemaMapper.unique(base, in: &takenNames)
+    }
+
+    /// Path-level parameters, then the operation's own, an operation's parameter replacing a path-level one of
+    /// the same name and place.
+    private static func merged(
+        _ shared: OpenAPI.Parameter.Array,
+        _ own: OpenAPI.Parameter.Array,
+        in components: OpenAPI.Components
+    ) -> [OpenAPI.Parameter] {
+        let ownResolved = own.compactMap { components[$0] }
+        let sharedResolved = shared.compactMap { components[$0] }.filter { parameter in
+            !ownResolved.contains { $0.name == parameter.name && $0.location == parameter.location }
+        }
+        return sharedResolved + ownResolved
+    }
+
+    /// Path arguments first (in the path's order, as given), then required ones, then optional ones.
+    private static func ordered(_ arguments: [OperationPlan.Argument]) -> [OperationPlan.Argument] {
+        arguments.filter { $0.place == .path } + arguments.filter { $0.place != .path && !$0.isOptional }
+            + arguments.filter { $0.place != .path && $0.isOptional }
+    }
+}
+#endif

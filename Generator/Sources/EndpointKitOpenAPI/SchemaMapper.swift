@@ -1,0 +1,199 @@
+#if OpenAPI
+import OpenAPIKit
+
+/// Maps JSON schemas to Swift types, declaring a model for each component schema and for each inline object,
+/// enum or union it meets, named after where it sits (`Customer` → `Customer.Address` is `CustomerAddress`).
+struct SchemaMapper {
+    let components: OpenAPI.Components
+    /// The models declared so far, by name, in the order they were first declared.
+    private(set) var declarations: [String: ModelDeclaration] = [:]
+    private(set) var order: [String] = []
+    /// The Swift type name of each component schema.
+    private let componentNames: [String: String]
+
+    init(components: OpenAPI.Components) {
+        self.components = components
+        var names: [String: String] = [:]
+        var taken = Set(SupportFile.typeNames)
+        for key in components.schemas.keys {
+            names[key.rawValue] = Self.unique(Self.unreserved(SwiftName.type(key.rawValue)), in: &taken)
+        }
+        componentNames = names
+    }
+
+    /// Declares every component schema, so that a model exists even when no operation names it.
+    mutating func declareComponents() {
+        for (key, schema) in components.schemas {
+            guard let name = componentNames[key.rawValue] else { continue }
+            declare(schema, as: name)
+        }
+    }
+
+    /// The Swift type of `schema` where it is used, without the `?` of an optional value; `suggested` names
+    /// a model the schema needs declared.
+    mutating func type(of schema: JSONSchema, suggested: String) -> String {
+        switch schema.value {
+        case .reference(let reference, _):
+            guard let name = reference.name, let type = componentNames[name] else { return SupportFile.jsonValue }
+            return type
+        case .boolean: return "Bool"
+        case .integer(let core, _): return core.formatString == "int64" ? "Int64" : "Int"
+        case .number(let core, _): return core.formatString == "float" ? "Float" : "Double"
+        case .string(let core, _):
+            let values = Self.strings(core.allowedValues)
+            if !values.isEmpty {
+                return declareOnce(suggested) { _, name in
+                    .stringEnum(name: name, values: values, documentation: core.description)
+                }
+            }
+            switch core.formatString {
+            case "date-time": return "Date"
+            case "byte": return "Data"
+            default: return "String"
+            }
+        case .array(_, let array):
+            guard let items = array.items else { return "[\(SupportFile.jsonValue)]" }
+            return "[\(type(of: items, suggested: suggested + "Item"))]"
+        case .object(_, let object):
+            if object.properties.isEmpty {
+                guard case .b(let values) = object.additionalProperties else { return SupportFile.jsonObject }
+                return "[String: \(type(of: values, suggested: suggested + "Value"))]"
+            }
+            return declareOnce(suggested) { $0.objectModel(schema, name: $1) }
+        case .all(let parts, _):
+            if parts.count == 1 { return type(of: parts[0], suggested: suggested) }
+            return declareOnce(suggested) { $0.objectModel(schema, name: $1) }
+        case .one(let alternatives, _), .any(let alternatives, _):
+            let present = alternatives.filter { !Self.isNull($0) }
+            if present.count == 1 { return type(of: present[0], suggested: suggested) }
+            return declareOnce(suggested) { $0.unionModel(schema, alternatives: present, name: $1) }
+        case .null, .not, .fragment:
+            return SupportFile.jsonValue
+        }
+    }
+
+    /// Whether a value of `schema` may be `null`: declared nullable, or a union with a `null` alternative.
+    func isNullable(_ schema: JSONSchema) -> Bool {
+        if schema.nullable { return true }
+        switch schema.value {
+        case .one(let alternatives, _), .any(let alternatives, _): return alternatives.contains(where: Self.isNull)
+        default: return false
+        }
+    }
+
+    /// The schema a reference names, followed through references; `nil` when it names nothing.
+    func resolved(_ schema: JSONSchema) -> JSONSchema? {
+        var current = schema
+        for _ in 0..<16 {
+            guard case .reference(let reference, _) = current.value else { return current }
+            guard let name = reference.name, let next = components.schemas[.init(stringLiteral: name)] else {
+                return nil
+            }
+            current = next
+        }
+        return nil
+    }
+
+    // MARK: Declaring
+
+    private mutating func declare(_ schema: JSONSchema, as name: String) {
+        guard declarations[name] == nil else { return }
+        switch schema.value {
+        case .object(_, let object) where !object.properties.isEmpty:
+            declareOnce(name, exact: true) { $0.objectModel(schema, name: $1) }
+        case .all(let parts, _) where parts.count > 1:
+            declareOnce(name, exact: true) { $0.objectModel(schema, name: $1) }
+        case .string(let core, _) where !(core.allowedValues ?? []).isEmpty:
+            declareOnce(name, exact: true) { _, name in
+                .stringEnum(name: name, values: Self.strings(core.allowedValues), documentation: core.description)
+            }
+        case .one(let alternatives, _), .any(let alternatives, _):
+            let present = alternatives.filter { !Self.isNull($0) }
+            if present.count > 1 {
+                declareOnce(name, exact: true) { $0.unionModel(schema, alternatives: present, name: $1) }
+            } else {
+                alias(name, to: schema)
+            }
+        default:
+            alias(name, to: schema)
+        }
+    }
+
+    private mutating func alias(_ name: String, to schema: JSONSchema) {
+        reserve(name)
+        let target = type(of: schema, suggested: name + "Value")
+        record(.alias(name: name, target: target, documentation: schema.description))
+    }
+
+    /// Declares the model `make` builds and returns its name: `name` itself when `exact` (a component's name,
+    /// unique already), or else `name` made unique among the models. The name is reserved before `make` runs,
+    /// so that a model met again while it is being made is not declared twice.
+    @discardableResult
+    private mutating func declareOnce(
+        _ name: String,
+        exact: Bool = false,
+        _ make: (inout SchemaMapper, String) -> ModelDeclaration
+    ) -> String {
+        var chosen = name
+        if !exact {
+            var taken = Set(order).union(componentNames.values).union(SupportFile.typeNames)
+            chosen = Self.unique(Self.unreserved(name), in: &taken)
+        }
+        reserve(chosen)
+        record(make(&self, chosen))
+        return chosen
+    }
+
+    private mutating func reserve(_ name: String) {
+        if !order.contains(name) { order.append(name) }
+    }
+
+    private mutating func record(_ declaration: ModelDeclaration) {
+        declarations[declaration.name] = declaration
+    }
+
+    static func unique(_ name: String, in taken: inout Set<String>) -> String {
+        var candidate = name
+        var number = 2
+        while taken.contains(candidate) {
+            candidate = "\(name)\(number)"
+            number += 1
+        }
+        taken.insert(candidate)
+        return candidate
+    }
+
+    /// `name`, or `name` with `Model` after it when it is the name of a type the generated code or its users
+    /// name from EndpointKit, Foundation or the standard library (Box's `AccessToken`, Stripe's `Error`), which
+    /// a model of that name would hide.
+    static func unreserved(_ name: String) -> String {
+        reservedTypeNames.contains(name) ? name + "Model" : name
+    }
+
+    private static let reservedTypeNames: Set<String> = [
+        // EndpointKit
+        "AccessToken", "BasicCredentials", "BearerAuthentication", "DataBody", "EmptyResponse", "Endpoint",
+        "EndpointClient", "EndpointError", "EndpointKind", "EndpointKinds", "EndpointPath", "FileBody", "FormBody",
+        "HTTPHeaders", "HTTPMethod", "JSONBody", "MultipartBody", "NetworkResponse", "NextPage", "Pages",
+        "QueryValue", "RequestBody", "RequestOptions", "Response", "ResponseEnvelope", "ServerEnvironment",
+        "TransportRequest", "EndpointKit",
+        // Foundation and the standard library
+        "Any", "Array", "Bool", "CharacterSet", "Codable", "CodingKey", "CodingKeys", "Data", "Date", "Decimal",
+        "Decodable", "Decoder", "DecodingError", "Dictionary", "Double", "Encodable", "Encoder", "EncodingError",
+        "Equatable", "Error", "Float", "Foundation", "Hashable", "Int", "Int64", "JSONDecoder", "JSONEncoder", "Never",
+        "Optional", "Protocol", "Result", "Self", "Sendable", "Set", "String", "Type", "URL", "URLComponents",
+        "URLQueryItem", "URLRequest", "UUID", "Void",
+    ]
+
+    /// The string values of an `enum`, in order, without repeats.
+    static func strings(_ values: [AnyCodable]?) -> [String] {
+        var seen = Set<String>()
+        return (values ?? []).compactMap { $0.value as? String }.filter { seen.insert($0).inserted }
+    }
+
+    static func isNull(_ schema: JSONSchema) -> Bool {
+        if case .null = schema.value { return true }
+        return false
+    }
+}
+#endif

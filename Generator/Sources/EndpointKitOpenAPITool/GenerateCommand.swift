@@ -1,0 +1,55 @@
+#if OpenAPI
+import ArgumentParser
+import EndpointKitOpenAPI
+import Foundation
+
+/// `endpointkit-openapi SPEC OUTDIR [--overlay FILE]`: writes one module's sources and says what it left out.
+@main
+struct GenerateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "endpointkit-openapi",
+        abstract: "Generates typed EndpointKit endpoints from an OpenAPI 3.0, 3.1 or 3.2 description."
+    )
+
+    @Argument(help: "The OpenAPI description, YAML or JSON.")
+    var description: String
+
+    @Argument(help: "The folder to write the module's Swift sources to.")
+    var output: String
+
+    @Option(help: "An overlay (YAML) with the kinds and settings the description does not give.")
+    var overlay: String?
+
+    mutating func run() throws {
+        let started = ContinuousClock.now
+        let overlay =
+            try self.overlay.map { try Overlay(yaml: String(contentsOfFile: $0, encoding: .utf8)) } ?? Overlay()
+        let document = try OpenAPIDescription(contentsOf: URL(fileURLWithPath: description))
+        let module = OpenAPIGenerator(overlay: overlay).generate(from: document)
+        try module.write(to: URL(fileURLWithPath: output, isDirectory: true))
+        for note in module.notes { FileHandle.standardError.write(Data("endpointkit-openapi: \(note)\n".utf8)) }
+        let skipped = module.notes.filter(\.operationSkipped).count
+        let elapsed = ContinuousClock.now - started
+        print(
+            "endpointkit-openapi: \(module.operations) operations generated, \(skipped) not generated, "
+                + "\(module.lineCount) lines in \(module.files.count) files, in \(elapsed.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2))))"
+        )
+    }
+}
+#else
+import Foundation
+
+/// Without the OpenAPI trait the tool says how to build it, and fails.
+@main
+enum GenerateCommand {
+    static func main() {
+        FileHandle.standardError.write(
+            Data(
+                "endpointkit-openapi needs EndpointKit's OpenAPI trait: swift run --traits OpenAPI endpointkit-openapi\n"
+                    .utf8
+            )
+        )
+        exit(64)
+    }
+}
+#endif

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Proves that a generated endpoint's security is checked by the compiler. It generates a module from
+# Generator/Tests/EndpointKitOpenAPITests/Fixtures/security-shapes.yaml (one operation per shape of security)
+# and type-checks it with each file of Generator/CompileChecks: every file in pass/ must type-check, and every
+# file in fail/ must fail with the error its first line names (`// expected-error: <extended regex>`). Then it
+# does the same with the modules of real descriptions (../shared/openapi), for a few of their operations.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bin=$(swift build --enable-all-traits --show-bin-path)
+modules="$bin/Modules"
+[ -d "$modules" ] || modules="$bin"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+scripts/openapi-generate.sh Generator/Tests/EndpointKitOpenAPITests/Fixtures/security-shapes.yaml "$work/shapes" 2>/dev/null
+
+passed=0
+failed=0
+typecheck() { # FOLDER FILE...
+    local folder=$1
+    shift
+    swiftc -typecheck -swift-version 6 -I "$modules" "$folder"/*.swift Generator/CompileChecks/Shared.swift "$@" 2>&1
+}
+check() { # FOLDER CASE-FILE
+    local folder=$1 file=$2 expected output
+    case "$file" in
+    */pass/*)
+        if output=$(typecheck "$folder" "$file"); then
+            passed=$((passed + 1))
+            echo "openapi compile check passed: $file type-checks"
+        else
+            failed=$((failed + 1))
+            echo "openapi compile check FAILED: $file should type-check but did not:"
+            echo "$output" | grep 'error:' | head -5
+        fi
+        ;;
+    *)
+        expected=$(sed -n '1s|^// expected-error: ||p' "$file")
+        if [ -z "$expected" ]; then
+            failed=$((failed + 1))
+            echo "openapi compile check FAILED: $file has no '// expected-error:' first line"
+        elif output=$(typecheck "$folder" "$file"); then
+            failed=$((failed + 1))
+            echo "openapi compile check FAILED: $file type-checked, but must fail with: $expected"
+        elif echo "$output" | grep 'error:' | grep -Eq "$expected"; then
+            passed=$((passed + 1))
+            echo "openapi compile check passed: $file is rejected ($expected)"
+        else
+            failed=$((failed + 1))
+            echo "openapi compile check FAILED: $file failed, but not with: $expected"
+            echo "$output" | grep 'error:' | head -5
+        fi
+        ;;
+    esac
+}
+
+for file in Generator/CompileChecks/pass/*.swift Generator/CompileChecks/fail/*.swift; do check "$work/shapes" "$file"; done
+for spec in linode-4.5.0 box-2.0; do
+    scripts/openapi-generate.sh "../shared/openapi/$spec.yaml.gz" "$work/$spec" 2>/dev/null
+    for file in Generator/CompileChecks/$spec/pass/*.swift Generator/CompileChecks/$spec/fail/*.swift; do check "$work/$spec" "$file"; done
+done
+
+echo "openapi compile checks: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/openapi-generate.sh SPEC OUTDIR [OVERLAY]: writes the Swift sources of one module generated from the
+# OpenAPI description SPEC (YAML or JSON, gzipped or not) into OUTDIR, building endpointkit-openapi first if
+# needed. The tool is built with every trait on, as scripts/test.sh builds, so that neither rebuilds the other.
+set -euo pipefail
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+    echo "usage: scripts/openapi-generate.sh SPEC OUTDIR [OVERLAY]" >&2
+    exit 64
+fi
+spec=$(realpath "$1")
+out=$(realpath -m "$2")
+overlay=()
+[ $# -eq 3 ] && overlay=(--overlay "$(realpath "$3")")
+cd "$(dirname "$0")/.."
+
+configuration=${OPENAPI_CONFIGURATION:-debug}
+swift build --enable-all-traits -c "$configuration" --product endpointkit-openapi >/dev/null
+tool="$(swift build --enable-all-traits -c "$configuration" --show-bin-path)/endpointkit-openapi"
+
+if [[ "$spec" == *.gz ]]; then
+    unpacked=$(mktemp --suffix=.yaml)
+    trap 'rm -f "$unpacked"' EXIT
+    gzip -dc "$spec" > "$unpacked"
+    spec=$unpacked
+fi
+"$tool" "$spec" "$out" "${overlay[@]}"
