@@ -144,7 +144,7 @@ let package = Package(
             name: "EndpointKitOpenAPITests",
             dependencies: ["EndpointKitOpenAPI", "EndpointKit"] + openAPIDependencies,
             path: "Generator/Tests/EndpointKitOpenAPITests",
-            resources: [.copy("Fixtures")]
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

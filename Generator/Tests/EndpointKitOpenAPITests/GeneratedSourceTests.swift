@@ -1,0 +1,87 @@
+#if OpenAPI
+import Testing
+
+@testable import EndpointKitOpenAPI
+
+@Suite("The Swift the generator writes")
+struct GeneratedSourceTests {
+    private func module(_ name: String, overlay: Overlay = Overlay()) throws -> [String: String] {
+        let generated = OpenAPIGenerator(overlay: overlay).generate(from: try Fixtures.description(name))
+        return Dictionary(uniqueKeysWithValues: generated.files.map { ($0.name, $0.text) })
+    }
+
+    @Test("A path parameter is interpolated under its name, so the endpoint's template is the description's path")
+    func pathTemplate() throws {
+        let endpoints = try #require(try module("security-shapes.yaml")["Endpoints.swift"])
+        #expect(endpoints.contains("path: \"things/\\(thingId, as: \"thingId\")\","))
+        #expect(endpoints.contains("public static func getThing(thingId: Int64) -> Self"))
+    }
+
+    @Test("A factory is declared once per kind, in an extension constrained to that kind and its response")
+    func constrainedExtensions() throws {
+        let endpoints = try #require(try module("security-shapes.yaml")["Endpoints.swift"])
+        #expect(
+            endpoints.contains(
+                "extension Endpoint where Kind == EndpointKinds.Public, Response == [Thing] {\n"
+                    + "    /// `GET /optional/things` (`listThingsOptionally`)."
+            )
+        )
+        #expect(
+            endpoints.contains(
+                "extension Endpoint where Kind == EndpointKinds.Private, Response == [Thing] {\n"
+                    + "    /// `GET /optional/things` (`listThingsOptionally`)."
+            )
+        )
+        #expect(endpoints.contains("extension Endpoint where Kind == EndpointKinds.Basic, Response == EmptyResponse {"))
+    }
+
+    @Test("Query items are typed; an optional one is left out of the request when nil")
+    func query() throws {
+        let endpoints = try #require(
+            try module("petstore.yaml", overlay: Overlay(yaml: "kinds:\n  default: public\n"))["Endpoints.swift"]
+        )
+        #expect(endpoints.contains("public static func listPets(limit: Int? = nil, tags: [String]? = nil) -> Self"))
+        #expect(endpoints.contains("query: [\"limit\": limit, \"tags\": tags],"))
+        #expect(endpoints.contains("body: JSONBody(body, encoder: OpenAPICoding.encoder),"))
+    }
+
+    @Test("A type that holds itself directly is a final class; enums are open; unions follow a discriminator")
+    func models() throws {
+        let shapes = try #require(try module("security-shapes.yaml")["Models.swift"])
+        #expect(shapes.contains("public final class Thing: Codable, Sendable {"))
+        #expect(shapes.contains("public let parent: Thing?"))
+        #expect(shapes.contains("case unknown(String)"))
+        let pets = try #require(
+            try module("petstore.yaml", overlay: Overlay(yaml: "kinds:\n  default: public\n"))["Models.swift"]
+        )
+        #expect(pets.contains("public struct Pet: Codable, Sendable {"))
+        #expect(pets.contains("public indirect enum PetKind: Codable, Sendable {"))
+        #expect(pets.contains("case \"cat\": self = .cat(try Cat(from: decoder))"))
+        #expect(pets.contains("public typealias Pets = [Pet]"))
+        #expect(pets.contains("public struct ErrorModel: Codable, Sendable {"))
+    }
+}
+
+@Suite("Real descriptions: every operation generates")
+struct RealDescriptionTests {
+    @Test("Box 2.0: all 175 operations; one optional parameter left out, and named")
+    func box() throws {
+        let (plans, notes) = Fixtures.plans(try Fixtures.shared("box-2.0"))
+        #expect(plans.count == 175)
+        #expect(
+            notes.map(\.description) == [
+                "get_search: not supported: query parameter \"mdfilters\" of type [MetadataFilter] (parameter left out)"
+            ]
+        )
+    }
+
+    @Test("Linode 4.5.0: all 220 operations, public ones public and the rest bearer")
+    func linode() throws {
+        let (plans, notes) = Fixtures.plans(try Fixtures.shared("linode-4.5.0"))
+        #expect(plans.count == 220)
+        #expect(notes.isEmpty)
+        #expect(plans.first { $0.label == "getRegions" }?.kinds == [.public])
+        #expect(plans.first { $0.label == "getAccount" }?.kinds == [.bearer])
+    }
+}
+#endif
