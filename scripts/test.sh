@@ -3,7 +3,8 @@
 #   1. formatting (swift format lint --strict)
 #   2. one build of every target with every trait on (the core, both adapters, their tests and benchmarks;
 #      SwiftNIO built once), failing on any warning in the project's own files
-#   3. the compile checks (a private endpoint without its token must not compile), every Swift code block of the
+#   3. the compile checks (a private endpoint without its token must not compile; nor a generated one without its
+#      operation's credential, scripts/openapi-compile-checks.sh), every Swift code block of the
 #      docs type-checked (scripts/check-doc-examples.py), and the DocC catalog with warnings as errors, its symbol
 #      graphs read from that build; meanwhile a short run of every fuzz target (Fuzz/) builds and runs beside them
 #   4. httpbin, nginx (http, and https with a test CA made for the run) and the fault server on free loopback
@@ -29,13 +30,13 @@ echo "== swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fuzz \
     Adapters/AsyncHTTPClient/Sources Adapters/AsyncHTTPClient/Tests Adapters/AsyncHTTPClient/Benchmarks \
     Adapters/Observability/Sources Adapters/Observability/Tests Adapters/Observability/Benchmarks \
-    Adapters/Observability/OTLPCheck/Package.swift Adapters/Observability/OTLPCheck/Sources
+    Adapters/Observability/OTLPCheck/Package.swift Adapters/Observability/OTLPCheck/Sources Generator
 
 echo "== build, every trait on (a warning in the project's own files fails the run)"
 # -Xswiftc -warnings-as-errors would reach the dependencies too, whose warnings are theirs: the build's log is read
 # instead, for warnings in the project's own files.
 swift build --build-tests --enable-all-traits 2>&1 | tee "$state/build.log"
-if grep -E "^$PWD/(Sources|Tests|Benchmarks|Fuzz|Adapters)/.*warning:" "$state/build.log"; then
+if grep -E "^$PWD/(Sources|Tests|Benchmarks|Fuzz|Adapters|Generator)/.*warning:" "$state/build.log"; then
     echo "the build has warnings in the project's own files" >&2
     exit 1
 fi
@@ -48,6 +49,9 @@ fuzzing=$!
 
 echo "== compile checks"
 scripts/compile-checks.sh
+
+echo "== compile checks of generated endpoints (each shape of security; Linode and Box)"
+scripts/openapi-compile-checks.sh
 
 echo "== doc examples (every Swift block of the README, the articles and the doc comments type-checks)"
 scripts/check-doc-examples.py "$(swift build --show-bin-path)/Modules"

@@ -4,6 +4,6 @@
 import EndpointKit
 import Foundation
 
-let client = EndpointClient(environment: ServerEnvironment(baseURL: URL(string: "https://api.example.test/v1")!))
+let client = EndpointClient(environment: ServerEnvironment(baseURL: URL(fileURLWithPath: "/")))
 let token = AccessToken("token")
 let credentials = BasicCredentials(user: "user", password: "password")
