@@ -1,6 +1,6 @@
 #if OpenAPI
 /// One Swift type the generator writes for a schema: what the schema mapper decides, before any text is made.
-enum ModelDeclaration: Equatable, Sendable {
+enum ModelDeclaration: Hashable, Sendable {
     /// A `Codable` struct (or, on a cycle of direct properties, a final class) with its properties in the
     /// description's order, and the value type of `additionalProperties` when it has one.
     case object(ObjectModel)
@@ -11,6 +11,28 @@ enum ModelDeclaration: Equatable, Sendable {
     case union(UnionModel)
     /// A name for another type (`typealias`), for a component that is an array, a map or a scalar.
     case alias(name: String, target: String, documentation: String?)
+
+    /// The declaration without its name and documentation: two inline schemas of the same shape are declared
+    /// once.
+    var shape: ModelDeclaration {
+        switch self {
+        case .object(var model):
+            model.name = ""
+            model.documentation = nil
+            model.properties = model.properties.map { property in
+                var property = property
+                property.documentation = nil
+                return property
+            }
+            return .object(model)
+        case .stringEnum(_, let values, _): return .stringEnum(name: "", values: values, documentation: nil)
+        case .union(var model):
+            model.name = ""
+            model.documentation = nil
+            return .union(model)
+        case .alias(_, let target, _): return .alias(name: "", target: target, documentation: nil)
+        }
+    }
 
     var name: String {
         switch self {
@@ -23,8 +45,8 @@ enum ModelDeclaration: Equatable, Sendable {
 }
 
 /// An object schema as a Swift type.
-struct ObjectModel: Equatable, Sendable {
-    struct Property: Equatable, Sendable {
+struct ObjectModel: Hashable, Sendable {
+    struct Property: Hashable, Sendable {
         /// The JSON key.
         var key: String
         /// The Swift name, unique in its type.
@@ -47,8 +69,8 @@ struct ObjectModel: Equatable, Sendable {
 }
 
 /// A `oneOf`/`anyOf` schema as a Swift enum.
-struct UnionModel: Equatable, Sendable {
-    struct Alternative: Equatable, Sendable {
+struct UnionModel: Hashable, Sendable {
+    struct Alternative: Hashable, Sendable {
         var caseName: String
         var type: String
         /// The discriminator's value that selects this alternative, when the schema has a discriminator.

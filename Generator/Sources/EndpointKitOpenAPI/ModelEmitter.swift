@@ -56,24 +56,16 @@ enum ModelEmitter {
     private static func stringEnum(name: String, values: [String], documentation: String?, to out: inout SwiftWriter) {
         if out.documentation(documentation) { out.line("///") }
         out.line("/// Open: a value the description does not list decodes as `unknown` and is sent back as it came.")
-        var taken: Set<String> = ["unknown"]
-        let cases = values.map {
-            (value: $0, name: SchemaMapper.unique(SwiftName.member($0.isEmpty ? "empty" : $0), in: &taken))
+        var taken: Set<String> = ["unknown", "listed", "rawValue", "description", "hashValue"]
+        let cases = values.map { value in
+            (value: value, name: SchemaMapper.unique(SwiftName.member(value.isEmpty ? "empty" : value), in: &taken))
         }
-        out.block(
-            "public enum \(name): RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible, QueryValue"
-        ) { out in
-            for item in cases { out.line("case \(SwiftName.escaped(item.name))") }
+        let names = cases.map { SwiftName.escaped($0.name) }
+        out.block("public enum \(name): OpenEnum") { out in
+            out.line("case \(names.joined(separator: ", "))")
             out.line("case unknown(String)")
             out.line()
-            out.block("public init(rawValue: String)") { out in
-                out.switchBlock("rawValue") { out in
-                    for item in cases {
-                        out.line("case \(SwiftName.literal(item.value)): self = .\(SwiftName.escaped(item.name))")
-                    }
-                    out.line("default: self = .unknown(rawValue)")
-                }
-            }
+            out.line("public static let listed: [Self] = [\(names.map { "." + $0 }.joined(separator: ", "))]")
             out.line()
             out.block("public var rawValue: String") { out in
                 out.switchBlock("self") { out in
@@ -82,17 +74,6 @@ enum ModelEmitter {
                     }
                     out.line("case .unknown(let value): value")
                 }
-            }
-            out.line()
-            out.line("public var description: String { rawValue }")
-            out.line()
-            out.block("public init(from decoder: any Decoder) throws") { out in
-                out.line("self.init(rawValue: try decoder.singleValueContainer().decode(String.self))")
-            }
-            out.line()
-            out.block("public func encode(to encoder: any Encoder) throws") { out in
-                out.line("var container = encoder.singleValueContainer()")
-                out.line("try container.encode(rawValue)")
             }
         }
     }

@@ -8,6 +8,8 @@ struct SchemaMapper {
     /// The models declared so far, by name, in the order they were first declared.
     private(set) var declarations: [String: ModelDeclaration] = [:]
     private(set) var order: [String] = []
+    /// The name of each inline model by its shape, so that a shape met again is not declared again.
+    private var shapes: [ModelDeclaration: String] = [:]
     /// The Swift type name of each component schema.
     private let componentNames: [String: String]
 
@@ -140,7 +142,14 @@ struct SchemaMapper {
             chosen = Self.unique(Self.unreserved(name), in: &taken)
         }
         reserve(chosen)
-        record(make(&self, chosen))
+        let declaration = make(&self, chosen)
+        // A model that names itself keeps its own declaration: another name would leave the reference dangling.
+        if !exact, let existing = shapes[declaration.shape], !String(describing: declaration.shape).contains(chosen) {
+            order.removeAll { $0 == chosen }
+            return existing
+        }
+        if !exact { shapes[declaration.shape] = chosen }
+        record(declaration)
         return chosen
     }
 

@@ -5,11 +5,12 @@ enum SupportFile {
     static let jsonObject = "[String: JSONValue]"
     static let coding = "OpenAPICoding"
     /// Names the generated module declares besides its models and kinds.
-    static let typeNames = [jsonValue, coding, KindPlanner.namespace]
+    static let typeNames = [jsonValue, coding, KindPlanner.namespace, "OpenEnum", "APIKeyPlacement"]
 
     static let fileName = "OpenAPISupport.swift"
 
     static let text = """
+        import EndpointKit
         import Foundation
 
         /// Any JSON value: what a schema that says nothing of its shape decodes to.
@@ -49,6 +50,26 @@ enum SupportFile {
                 case .object(let value): try container.encode(value)
                 }
             }
+        }
+
+        /// A string enum that keeps the values its description does not list: `unknown` holds them, and they are
+        /// sent back as they came, so a value a server adds later never fails a response.
+        public protocol OpenEnum: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible, QueryValue
+        where RawValue == String {
+            /// Every case the description lists, in its order.
+            static var listed: [Self] { get }
+            /// A value the description does not list.
+            static func unknown(_ value: String) -> Self
+        }
+
+        extension OpenEnum {
+            /// The listed case whose value is `rawValue`, or `unknown(rawValue)`.
+            public init(rawValue: String) {
+                self = Self.listed.first { $0.rawValue == rawValue } ?? .unknown(rawValue)
+            }
+
+            /// The value as it is sent.
+            public var description: String { rawValue }
         }
 
         /// The coders of the generated endpoints: dates as RFC 3339 text, with or without fractional seconds.

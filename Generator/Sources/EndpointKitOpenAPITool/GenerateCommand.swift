@@ -25,6 +25,7 @@ struct GenerateCommand: ParsableCommand {
         let overlay =
             try self.overlay.map { try Overlay(yaml: String(contentsOfFile: $0, encoding: .utf8)) } ?? Overlay()
         let document = try OpenAPIDescription(contentsOf: URL(fileURLWithPath: description))
+        let read = ContinuousClock.now - started
         let module = OpenAPIGenerator(overlay: overlay).generate(from: document)
         try module.write(to: URL(fileURLWithPath: output, isDirectory: true))
         for note in module.notes { FileHandle.standardError.write(Data("endpointkit-openapi: \(note)\n".utf8)) }
@@ -32,8 +33,13 @@ struct GenerateCommand: ParsableCommand {
         let elapsed = ContinuousClock.now - started
         print(
             "endpointkit-openapi: \(module.operations) operations generated, \(skipped) not generated, "
-                + "\(module.lineCount) lines in \(module.files.count) files, in \(elapsed.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2))))"
+                + "\(module.lineCount) lines in \(module.files.count) files, in \(Self.seconds(elapsed)) "
+                + "(the description read in \(Self.seconds(read)))"
         )
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2)))
     }
 }
 #else
