@@ -56,6 +56,28 @@ check() { # FOLDER CASE-FILE
 }
 
 for file in Generator/CompileChecks/pass/*.swift Generator/CompileChecks/fail/*.swift; do check "$work/shapes" "$file"; done
+
+# The article's examples that call generated endpoints: each block marked as type-checked here is top-level code.
+article=Sources/EndpointKit/EndpointKit.docc/Articles/GeneratingEndpointsFromOpenAPI.md
+count=0
+while IFS= read -r -d '' block; do
+    count=$((count + 1))
+    mkdir -p "$work/article/pass/$count"
+    printf '%s\n' "$block" >"$work/article/pass/$count/main.swift"
+    check "$work/shapes" "$work/article/pass/$count/main.swift"
+done < <(python3 - "$article" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+for i, line in enumerate(lines):
+    if line.strip() == "```swift" and i > 0 and "type-checked against a generated module" in lines[i - 1]:
+        end = lines.index("```", i + 1)
+        sys.stdout.write("\n".join(lines[i + 1:end]) + "\0")
+PY
+)
+if [ "$count" -eq 0 ]; then
+    failed=$((failed + 1))
+    echo "openapi compile check FAILED: no example of $article is marked as type-checked against a generated module"
+fi
 for spec in linode-4.5.0 box-2.0; do
     scripts/openapi-generate.sh "../shared/openapi/$spec.yaml.gz" "$work/$spec" 2>/dev/null
     for file in Generator/CompileChecks/$spec/pass/*.swift Generator/CompileChecks/$spec/fail/*.swift; do check "$work/$spec" "$file"; done
