@@ -3,7 +3,8 @@
 # Generator/Tests/EndpointKitOpenAPITests/Fixtures/security-shapes.yaml (one operation per shape of security)
 # and type-checks it with each file of Generator/CompileChecks: every file in pass/ must type-check, and every
 # file in fail/ must fail with the error its first line names (`// expected-error: <extended regex>`). Then it
-# does the same with the modules of real descriptions (../shared/openapi), for a few of their operations.
+# does the same with the modules of real descriptions (../shared/openapi), for a few of their operations. Last,
+# the fixture's generated code is built and run (Generator/RuntimeChecks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,21 +58,23 @@ check() { # FOLDER CASE-FILE
 
 for file in Generator/CompileChecks/pass/*.swift Generator/CompileChecks/fail/*.swift; do check "$work/shapes" "$file"; done
 
-# The article's examples that call generated endpoints: each block marked as type-checked here is top-level code.
+# The examples of the article and the README that call generated endpoints: each block marked as type-checked
+# here is top-level code, with EndpointKit and Foundation imported.
 article=Sources/EndpointKit/EndpointKit.docc/Articles/GeneratingEndpointsFromOpenAPI.md
 count=0
 while IFS= read -r -d '' block; do
     count=$((count + 1))
     mkdir -p "$work/article/pass/$count"
-    printf '%s\n' "$block" >"$work/article/pass/$count/main.swift"
+    printf 'import EndpointKit\nimport Foundation\n%s\n' "$block" >"$work/article/pass/$count/main.swift"
     check "$work/shapes" "$work/article/pass/$count/main.swift"
-done < <(python3 - "$article" <<'PY'
-import re, sys
-lines = open(sys.argv[1]).read().split("\n")
-for i, line in enumerate(lines):
-    if line.strip() == "```swift" and i > 0 and "type-checked against a generated module" in lines[i - 1]:
-        end = lines.index("```", i + 1)
-        sys.stdout.write("\n".join(lines[i + 1:end]) + "\0")
+done < <(python3 - "$article" README.md <<'PY'
+import sys
+for path in sys.argv[1:]:
+    lines = open(path).read().split("\n")
+    for i, line in enumerate(lines):
+        if line.strip() == "```swift" and i > 0 and "type-checked against a generated module" in lines[i - 1]:
+            end = lines.index("```", i + 1)
+            sys.stdout.write("\n".join(lines[i + 1:end]) + "\0")
 PY
 )
 if [ "$count" -eq 0 ]; then
@@ -85,3 +88,14 @@ done
 
 echo "openapi compile checks: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
+
+# Then the fixture's generated code runs (Generator/RuntimeChecks/main.swift): what each factory sends, what the
+# models decode, how documented errors are read, and what is redacted. It links the objects of EndpointKit's own
+# sources from the build above (by name, so that objects of files since removed are left out).
+objects=()
+while IFS= read -r source; do
+    objects+=("$bin/EndpointKit.build/$(basename "$source").o")
+done < <(find Sources/EndpointKit -name '*.swift' | sort)
+swiftc -swift-version 6 -module-name ShapesRuntime -I "$modules" "$work"/shapes/*.swift \
+    Generator/RuntimeChecks/main.swift "${objects[@]}" -o "$work/runtime-checks"
+"$work/runtime-checks"

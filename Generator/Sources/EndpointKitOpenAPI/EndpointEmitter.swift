@@ -20,6 +20,7 @@ enum EndpointEmitter {
             }
             out.line()
         }
+        writeErrorType(plan, to: &out)
     }
 
     private static func documentation(_ plan: OperationPlan, kind: KindReference, to out: inout SwiftWriter) {
@@ -33,6 +34,7 @@ enum EndpointEmitter {
         } else if kind == .authenticated {
             out.line("/// A middleware such as `BearerAuthentication` must add its credentials.")
         }
+        errorDocumentation(plan, to: &out)
         if !plan.scopes.isEmpty {
             out.line("/// OAuth 2.0 scopes: \(plan.scopes.map { "`\($0)`" }.joined(separator: ", ")).")
         }
@@ -44,6 +46,60 @@ enum EndpointEmitter {
             let text = SwiftWriter.firstParagraph(argument.documentation, limit: 160)?.joined(separator: " ") ?? ""
             out.line("///   - \(argument.name): \(text)")
         }
+    }
+
+    /// The documented error bodies, and how to read one from the `EndpointError` a call throws.
+    private static func errorDocumentation(_ plan: OperationPlan, to out: inout SwiftWriter) {
+        guard !plan.errors.isEmpty else { return }
+        let listed = plan.errors.map { "\($0.status) `\($0.type)`" }.joined(separator: ", ")
+        let types = Set(plan.errors.map(\.type))
+        let reading =
+            types.count == 1
+            ? "`error.documentedBody(as: \(plan.errors[0].type).self)`" : "`\(errorTypeName(plan))(error)`"
+        out.line("/// Documented errors: \(listed); read one from the `EndpointError` with \(reading).")
+    }
+
+    /// The enum of an operation's error bodies, written when they are of more than one type.
+    static func errorTypeName(_ plan: OperationPlan) -> String {
+        SwiftName.type(plan.name) + "Error"
+    }
+
+    /// An enum with a case per documented error body, decoded from an `EndpointError` by its status.
+    static func writeErrorType(_ plan: OperationPlan, to out: inout SwiftWriter) {
+        guard Set(plan.errors.map(\.type)).count > 1 else { return }
+        let cases = plan.errors.map { error -> (name: String, status: String, type: String) in
+            let name = error.status == "default" ? "other" : "status" + error.status
+            return (name, error.status, error.type)
+        }
+        out.line("/// The error bodies `\(plan.label)` documents, by status.")
+        out.block("public enum \(errorTypeName(plan)): Sendable") { out in
+            for item in cases { out.line("case \(item.name)(\(item.type))") }
+            out.line()
+            out.line(
+                "/// Decodes `error`'s body as its status documents; throws when it has none, or it does not decode."
+            )
+            out.block("public init(_ error: EndpointError) throws") { out in
+                out.switchBlock("error.statusCode ?? 0") { out in
+                    for item in cases where item.status != "default" {
+                        let pattern = Int(item.status).map { "\($0)" } ?? statusRange(item.status)
+                        out.line(
+                            "case \(pattern): self = .\(item.name)(try error.documentedBody(as: \(item.type).self))"
+                        )
+                    }
+                    if let other = cases.first(where: { $0.status == "default" }) {
+                        out.line("default: self = .other(try error.documentedBody(as: \(other.type).self))")
+                    } else {
+                        out.line("default: throw DocumentedErrorMissing(statusCode: error.statusCode)")
+                    }
+                }
+            }
+        }
+        out.line()
+    }
+
+    private static func statusRange(_ status: String) -> String {
+        guard let first = status.first?.wholeNumberValue else { return "nil" }
+        return "\(first * 100)..<\(first * 100 + 100)"
     }
 
     private static func body(_ plan: OperationPlan, to out: inout SwiftWriter) {

@@ -2,10 +2,32 @@
 /// Writes the kinds the description's security schemes need beyond those EndpointKit ships.
 enum KindEmitter {
     static func write(_ declarations: [KindDeclaration], to out: inout SwiftWriter) {
+        var headers: [String] = []
+        var queryNames: [String] = []
+        for case .apiKey(_, let key, let location, _) in declarations.sorted(by: { $0.name < $1.name }) {
+            if location == "header", !headers.contains(key) { headers.append(key) }
+            if location == "query", !queryNames.contains(key) { queryNames.append(key) }
+        }
         out.line(
             "/// The kinds of this API's security schemes that EndpointKit does not ship, generated from its description."
         )
-        out.line("public enum \(KindPlanner.namespace) {}")
+        out.block("public enum \(KindPlanner.namespace)") { out in
+            out.line(
+                "/// The headers this API's keys are sent in. Add them to the client's `RequestDefaults.sensitiveHeaders`,"
+            )
+            out.line(
+                "/// so that logs, errors and cURL output redact them and a redirect to another origin drops them."
+            )
+            let headerList = headers.map(SwiftName.literal).joined(separator: ", ")
+            out.line("public static let sensitiveHeaders: Set<HTTPHeaders.Name> = [\(headerList)]")
+            out.line()
+            out.line(
+                "/// The query items this API's keys are sent in. Add them to `RequestDefaults.sensitiveQueryNames`, so"
+            )
+            out.line("/// that every printed URL redacts them.")
+            let queryList = queryNames.map(SwiftName.literal).joined(separator: ", ")
+            out.line("public static let sensitiveQueryNames: Set<String> = [\(queryList)]")
+        }
         for declaration in declarations.sorted(by: { $0.name < $1.name }) {
             out.line()
             out.block("extension \(KindPlanner.namespace)") { out in

@@ -45,5 +45,15 @@ struct OperationPlan: Equatable, Sendable {
     var scopes: [String]
     var summary: String?
     var isDeprecated: Bool
+    /// The error bodies the operation documents, by status (`404`, `4XX`, `default`), in the description's
+    /// order: JSON responses outside 2xx.
+    var errors: [ErrorBody] = []
+
+    /// An error body an operation documents for a status.
+    struct ErrorBody: Equatable, Sendable {
+        /// `404`, `4XX` or `default`.
+        var status: String
+        var type: String
+    }
 }
 #endif

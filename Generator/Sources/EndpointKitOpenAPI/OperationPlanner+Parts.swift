@@ -83,9 +83,7 @@ extension OperationPlanner {
     /// The type of the first success response's body: a JSON schema's type, `Data` for other content, and
     /// `EmptyResponse` when it has none.
     mutating func response(_ operation: OpenAPI.Operation, name: String) -> String {
-        let success = operation.responses.first { status, _ in
-            status.isSuccess
-        }
+        let success = operation.responses.first { status, _ in status.isSuccess }
         guard let (_, value) = success, let response = document.components[value] else { return "EmptyResponse" }
         let contents = response.content.compactMap { key, value in document.components[value].map { (key, $0) } }
         if let (_, content) = contents.first(where: { Self.isJSON($0.0.rawValue) }) {
@@ -93,6 +91,22 @@ extension OperationPlanner {
                 ?? SupportFile.jsonValue
         }
         return contents.isEmpty ? "EmptyResponse" : "Data"
+    }
+
+    /// The JSON bodies of the operation's responses outside 2xx, by status.
+    mutating func errorBodies(_ operation: OpenAPI.Operation, name: String) -> [OperationPlan.ErrorBody] {
+        var result: [OperationPlan.ErrorBody] = []
+        for (status, value) in operation.responses where !status.isSuccess {
+            guard let response = document.components[value] else { continue }
+            let contents = response.content.compactMap { key, value in document.components[value].map { (key, $0) } }
+            guard let (_, content) = contents.first(where: { Self.isJSON($0.0.rawValue) }), let schema = content.schema
+            else { continue }
+            let label = status.rawValue.lowercased() == "default" ? "default" : status.rawValue.uppercased()
+            let suffix = label == "default" ? "Default" : label
+            let type = schemas.type(of: schema, suggested: SwiftName.type(name) + "Error" + suffix)
+            result.append(OperationPlan.ErrorBody(status: label, type: type))
+        }
+        return result
     }
 
     static func isJSON(_ contentType: String) -> Bool {
@@ -116,14 +130,4 @@ extension OperationPlanner {
     }
 }
 
-extension OpenAPI.Response.StatusCode {
-    /// A 2xx status, or the `2XX` range.
-    var isSuccess: Bool {
-        switch value {
-        case .range(let range): range == .success
-        case .status(let code): (200..<300).contains(code)
-        case .default: false
-        }
-    }
-}
 #endif

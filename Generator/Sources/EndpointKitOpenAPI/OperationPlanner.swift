@@ -62,6 +62,7 @@ struct OperationPlanner {
         }
         let body = requestBody(operation, name: name)
         if let argument = body.argument { arguments.append(argument) }
+        let errors = errorBodies(operation, name: name)
         return .success(
             OperationPlan(
                 name: name,
@@ -74,7 +75,8 @@ struct OperationPlanner {
                 kinds: operationKinds,
                 scopes: KindPlanner.scopes(operation.security ?? document.security),
                 summary: operation.summary ?? operation.description,
-                isDeprecated: operation.deprecated
+                isDeprecated: operation.deprecated,
+                errors: errors
             )
         )
     }

@@ -5,7 +5,9 @@ enum SupportFile {
     static let jsonObject = "[String: JSONValue]"
     static let coding = "OpenAPICoding"
     /// Names the generated module declares besides its models and kinds.
-    static let typeNames = [jsonValue, coding, KindPlanner.namespace, "OpenEnum", "APIKeyPlacement"]
+    static let typeNames = [
+        jsonValue, coding, KindPlanner.namespace, "OpenEnum", "APIKeyPlacement", "DocumentedErrorMissing",
+    ]
 
     static let fileName = "OpenAPISupport.swift"
 
@@ -70,6 +72,26 @@ enum SupportFile {
 
             /// The value as it is sent.
             public var description: String { rawValue }
+        }
+
+        extension EndpointError {
+            /// The response body, decoded as an error body the API documents for the call (each factory's
+            /// documentation names them); throws when the error carries no body, or the body does not decode.
+            public func documentedBody<Body: Decodable>(as type: Body.Type) throws -> Body {
+                guard let body, !body.isEmpty else { throw DocumentedErrorMissing(statusCode: statusCode) }
+                return try OpenAPICoding.decoder.decode(type, from: body)
+            }
+        }
+
+        /// An `EndpointError` that carries no documented error body: no response, an empty body, or a status
+        /// the operation documents no body for.
+        public struct DocumentedErrorMissing: Error, Sendable, CustomStringConvertible {
+            /// The response's status, when there was a response.
+            public var statusCode: Int?
+
+            public var description: String {
+                "no documented error body" + (statusCode.map { " for status \\($0)" } ?? "")
+            }
         }
 
         /// The coders of the generated endpoints: dates as RFC 3339 text, with or without fractional seconds.

@@ -62,6 +62,32 @@ struct GeneratedSourceTests {
     }
 }
 
+extension GeneratedSourceTests {
+    @Test("Documented error bodies: named in the factory's documentation; several types get an enum by status")
+    func errors() throws {
+        let endpoints = try #require(try module("security-shapes.yaml")["Endpoints.swift"])
+        #expect(
+            endpoints.contains(
+                "/// Documented errors: 404 `Problem`, default `Problem`; read one from the `EndpointError` with "
+                    + "`error.documentedBody(as: Problem.self)`."
+            )
+        )
+        #expect(endpoints.contains("public enum DeleteThingError: Sendable {"))
+        #expect(
+            endpoints.contains("case 409: self = .status409(try error.documentedBody(as: DeleteThingError409.self))")
+        )
+        #expect(endpoints.contains("case 500..<600: self = .status5XX(try error.documentedBody(as: Problem.self))"))
+        #expect(endpoints.contains("default: throw DocumentedErrorMissing(statusCode: error.statusCode)"))
+    }
+
+    @Test("The API's key names are listed for the client's redaction")
+    func sensitiveNames() throws {
+        let kinds = try #require(try module("security-shapes.yaml")["SecurityKinds.swift"])
+        #expect(kinds.contains("public static let sensitiveHeaders: Set<HTTPHeaders.Name> = [\"X-Shape-Key\"]"))
+        #expect(kinds.contains("public static let sensitiveQueryNames: Set<String> = [\"shape_code\"]"))
+    }
+}
+
 @Suite("Real descriptions: every operation generates")
 struct RealDescriptionTests {
     @Test("Box 2.0: all 175 operations; one optional parameter left out, and named")

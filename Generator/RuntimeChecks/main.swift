@@ -1,0 +1,156 @@
+// Runs the code generated from Generator/Tests/EndpointKitOpenAPITests/Fixtures/security-shapes.yaml: what each
+// factory sends (path, query, the credential of each kind), what its models decode, and how a documented error is
+// read. Built and run by scripts/openapi-compile-checks.sh with the generated sources beside it; exits 1 on the
+// first failed check, naming it.
+import EndpointKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport that records each request and answers with the next reply.
+actor Recorder: Transport {
+    private var replies: [(status: Int, body: String)]
+    private(set) var sent: [TransportRequest] = []
+
+    init(_ replies: [(status: Int, body: String)]) { self.replies = replies }
+
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        sent.append(request)
+        let reply = replies.isEmpty ? (status: 200, body: "[]") : replies.removeFirst()
+        return TransportResponse(statusCode: reply.status, url: request.url, data: Data(reply.body.utf8))
+    }
+}
+
+func check(_ condition: Bool, _ what: String, line: Int = #line) {
+    guard condition else {
+        FileHandle.standardError.write(Data("runtime check FAILED (main.swift:\(line)): \(what)\n".utf8))
+        exit(1)
+    }
+    print("runtime check passed: \(what)")
+}
+
+/// The API's server, as the fixture declares it.
+let apiEnvironment = ServerEnvironment(baseURL: URL(string: "https://api.example.test/v1") ?? URL(fileURLWithPath: "/"))
+
+func run() async throws {
+    let thing =
+        #"{"id": 42, "name": "lamp", "status": "archived", "created_at": "2026-11-27T10:00:00Z", "parent": {"id": 1, "name": "room", "status": "active", "created_at": "2026-11-27T10:00:00.250Z"}}"#
+    let recorder = Recorder([
+        (200, thing), (200, "[]"), (200, "[]"), (200, "[]"), (200, "[]"), (201, thing), (201, thing), (200, "[]"),
+    ])
+    var defaults = RequestDefaults()
+    defaults.sensitiveHeaders.formUnion(SecurityKinds.sensitiveHeaders)
+    defaults.sensitiveQueryNames.formUnion(SecurityKinds.sensitiveQueryNames)
+    let client = EndpointClient(
+        environment: apiEnvironment,
+        transport: recorder,
+        defaults: defaults
+    )
+    let token = AccessToken("t0ken")
+
+    let fetched = try await client.response(for: .getThing(thingId: 42), using: token)
+    check(
+        Endpoint<EndpointKinds.Private, Thing>.getThing(thingId: 42).path.template == "things/{thingId}",
+        "the factory's path template is the description's"
+    )
+    check(
+        fetched.status == .unknown("archived") && fetched.status?.rawValue == "archived",
+        "an enum value the description does not list decodes as unknown and keeps its text"
+    )
+    check(fetched.parent?.status == .active && fetched.parent?.name == "room", "a type that holds itself decodes")
+    check(fetched.createdAt == Date(timeIntervalSince1970: 1_795_773_600), "a date-time decodes (RFC 3339)")
+    check(
+        fetched.parent?.createdAt == Date(timeIntervalSince1970: 1_795_773_600.25),
+        "a date-time with fractional seconds decodes"
+    )
+
+    _ = try await client.response(for: .listPublicThings(limit: 5, status: .retired))
+    _ = try await client.response(for: .listThingsWithHeaderKey(), using: AccessToken("header-key"))
+    _ = try await client.response(for: .listThingsWithQueryKey(), using: AccessToken("query key+1"))
+    _ = try await client.response(for: .listThingsWithCookieKey(), using: AccessToken("cookie-key"))
+    _ = try await client.response(
+        for: .createThingWithEither(body: fetched),
+        using: .basic(BasicCredentials(user: "u", password: "p"))
+    )
+    _ = try await client.response(for: .createThingWithEither(body: fetched), using: .bearer(token))
+    let both = SecurityKinds.BearerAuthAndHeaderKey.Credentials(bearerAuth: token, headerKey: AccessToken("both-key"))
+    _ = try await client.response(for: .listThingsWithBoth(), using: both)
+
+    let sent = await recorder.sent
+    check(sent.count == 8, "each call sent one request")
+    check(
+        sent[0].url.path == "/v1/things/42" && sent[0].headers["Authorization"] == "Bearer t0ken",
+        "a bearer operation sends its token"
+    )
+    check(
+        sent[1].url.query == "limit=5&status=retired" && sent[1].headers["Authorization"] == nil,
+        "a public operation sends its typed query and no credential"
+    )
+    check(sent[2].headers["X-Shape-Key"] == "header-key", "an API key in a header is sent in it")
+    check(sent[3].url.query == "shape_code=query%20key%2B1", "an API key in the query is percent-encoded, + included")
+    check(sent[4].headers["Cookie"] == "session_key=cookie-key", "an API key in a cookie is sent as one")
+    check(sent[5].headers["Authorization"] == "Basic dTpw", "OR: the basic alternative sends basic credentials")
+    check(sent[6].headers["Authorization"] == "Bearer t0ken", "OR: the bearer alternative sends the token")
+    check(
+        sent[7].headers["Authorization"] == "Bearer t0ken" && sent[7].headers["X-Shape-Key"] == "both-key",
+        "AND: both credentials are sent"
+    )
+    let body = try JSONSerialization.jsonObject(with: sent[5].body?.data ?? Data()) as? [String: Any]
+    check(
+        body?["created_at"] as? String == "2026-11-27T10:00:00Z" && body?["id"] as? Int == 42,
+        "a JSON body is encoded with the description's keys and RFC 3339 dates"
+    )
+
+    // Errors the operations document.
+    let failing = EndpointClient(
+        environment: apiEnvironment,
+        transport: Recorder([(409, #"{"holders": [7, 8]}"#), (404, #"{"code": "missing", "detail": "no thing 9"}"#)]),
+        defaults: defaults
+    )
+    do {
+        _ = try await failing.response(for: .deleteThing(thingId: 9), using: BasicCredentials(user: "u", password: "p"))
+        check(false, "a 409 fails the call")
+    } catch {
+        if case .status409(let conflict) = try DeleteThingError(error) {
+            check(conflict.holders == [7, 8], "a documented error body of several is decoded by its status")
+        } else {
+            check(false, "a 409 decodes as the 409 the operation documents")
+        }
+    }
+    do {
+        _ = try await failing.response(for: .getThing(thingId: 9), using: token)
+        check(false, "a 404 fails the call")
+    } catch {
+        check(try error.documentedBody(as: Problem.self).detail == "no thing 9", "a documented error body is decoded")
+    }
+
+    // Redaction, with the API's key names added to the client's defaults as SecurityKinds says.
+    let leaky = EndpointClient(
+        environment: apiEnvironment,
+        transport: Recorder([(500, "{}"), (500, "{}")]),
+        defaults: defaults
+    )
+    do {
+        _ = try await leaky.response(for: .listThingsWithHeaderKey(), using: AccessToken("header-secret"))
+    } catch {
+        let printed = "\(error) \(error.curlCommand ?? "")"
+        check(
+            printed.contains("X-Shape-Key") && !printed.contains("header-secret"),
+            "an API key in a header is redacted from the error and its cURL command"
+        )
+    }
+    do {
+        _ = try await leaky.response(for: .listThingsWithQueryKey(), using: AccessToken("query-secret"))
+    } catch {
+        let printed = "\(error) \(error.curlCommand ?? "")"
+        check(
+            printed.contains("shape_code=") && !printed.contains("query-secret"),
+            "an API key in the query is redacted from the error and its cURL command"
+        )
+    }
+}
+
+try await run()
+print("openapi runtime checks: all passed")
