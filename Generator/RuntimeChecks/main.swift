@@ -23,6 +23,33 @@ actor Recorder: Transport {
     }
 }
 
+/// A transport that serves the fixture's three paged lists, each in two pages, by path and query.
+struct PageServer: Transport {
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        let query = request.url.query ?? ""
+        let (body, headers): (String, HTTPHeaders)
+        switch request.url.path {
+        case "/v1/notes":
+            body =
+                query.contains("starting_after=n2")
+                ? #"{"has_more": false, "data": [{"id": "n3"}]}"#
+                : #"{"has_more": true, "data": [{"id": "n1"}, {"id": "n2"}]}"#
+            headers = HTTPHeaders()
+        case "/v1/numbered/notes":
+            body =
+                query.contains("page=2")
+                ? #"{"page": 2, "pages": 2, "data": [{"id": "n2"}]}"#
+                : #"{"page": 1, "pages": 2, "data": [{"id": "n1"}]}"#
+            headers = HTTPHeaders()
+        default:
+            body = query.isEmpty ? #"[{"id": "n1"}]"# : #"[{"id": "n2"}]"#
+            headers =
+                query.isEmpty ? ["Link": "<https://api.example.test/v1/linked/notes?after=n1>; rel=\"next\""] : [:]
+        }
+        return TransportResponse(statusCode: 200, headers: headers, url: request.url, data: Data(body.utf8))
+    }
+}
+
 func check(_ condition: Bool, _ what: String, line: Int = #line) {
     guard condition else {
         FileHandle.standardError.write(Data("runtime check FAILED (main.swift:\(line)): \(what)\n".utf8))
@@ -125,6 +152,20 @@ func run() async throws {
     } catch {
         check(try error.documentedBody(as: Problem.self).detail == "no thing 9", "a documented error body is decoded")
     }
+
+    // Pages, by the rules the description shows.
+    let paged = EndpointClient(environment: apiEnvironment, transport: PageServer())
+    var ids: [String] = []
+    for try await page in paged.pages(for: .listNotes(limit: 2), next: .listNotes) { ids += page.value.data.map(\.id) }
+    check(ids == ["n1", "n2", "n3"], "Stripe's lists: pages follow has_more and starting_after")
+    ids = []
+    for try await page in paged.pages(for: .listNumberedNotes(), next: .listNumberedNotes) {
+        ids += (page.value.data ?? []).map(\.id)
+    }
+    check(ids == ["n1", "n2"], "numbered pages end at the last page")
+    ids = []
+    for try await note in paged.pages(for: .listLinkedNotes(), next: .listLinkedNotes).elements { ids.append(note.id) }
+    check(ids == ["n1", "n2"], "pages follow the Link header")
 
     // Redaction, with the API's key names added to the client's defaults as SecurityKinds says.
     let leaky = EndpointClient(

@@ -19,8 +19,32 @@ enum EndpointEmitter {
                 }
             }
             out.line()
+            writePaging(plan, kind: kind, to: &out)
         }
         writeErrorType(plan, to: &out)
+    }
+
+    /// The operation's next-page rule, named after it: `client.pages(for: .getThings(), next: .getThings)`.
+    private static func writePaging(_ plan: OperationPlan, kind: KindReference, to out: inout SwiftWriter) {
+        guard let paging = plan.paging else { return }
+        let rule: String
+        let described: String
+        switch paging {
+        case .link:
+            rule = ".link"
+            described = "the `Link` header's `rel=\"next\"`"
+        case .cursorAfterLast(let parameter, let hasMore, let data, _):
+            rule = ".cursor(parameter: \(SwiftName.literal(parameter))) { \(hasMore) ? \(data) : nil }"
+            described = "while `has_more`, the last element's `id` as `\(parameter)`"
+        case .pageNumber(let parameter, let page, let pages):
+            rule = ".pageNumber(parameter: \(SwiftName.literal(parameter))) { \(page) >= \(pages) }"
+            described = "page numbers in `\(parameter)`, until `page` reaches `pages`"
+        }
+        out.block("extension NextPage where Kind == \(kind.type), Value == \(plan.response)") { out in
+            out.line("/// The next page of `\(plan.label)`: \(described).")
+            out.line("public static var \(SwiftName.escaped(plan.name)): Self { \(rule) }")
+        }
+        out.line()
     }
 
     private static func documentation(_ plan: OperationPlan, kind: KindReference, to out: inout SwiftWriter) {

@@ -19,12 +19,23 @@ public struct OpenAPIDescription: Sendable {
     public init(text: String) throws {
         let version = try Self.version(of: text)
         if version.hasPrefix("3.0") {
-            let document = try YAMLDecoder().decode(OpenAPIKit30.OpenAPI.Document.self, from: text)
-            self.document = document.convert(to: .v3_1_1)
+            self.document = try Self.decode(OpenAPIKit30.OpenAPI.Document.self, from: text).convert(to: .v3_1_1)
         } else if version.hasPrefix("3.1") || version.hasPrefix("3.2") {
-            self.document = try YAMLDecoder().decode(OpenAPIKit.OpenAPI.Document.self, from: text)
+            self.document = try Self.decode(OpenAPIKit.OpenAPI.Document.self, from: text)
         } else {
             throw UnsupportedVersionError(version: version)
+        }
+    }
+
+    /// Decodes the description, with references into component schemas inlined first when it has any.
+    private static func decode<Document: Decodable>(_ type: Document.Type, from text: String) throws -> Document {
+        guard PointerInlining.isNeeded(in: text) else { return try YAMLDecoder().decode(type, from: text) }
+        // Scalars resolved as YAMLDecoder resolves them (only merge keys), and the parser kept alive while its
+        // nodes are read, since they hold its anchors weakly.
+        let parser = try Parser(yaml: text, resolver: Resolver.basic.appending(.merge))
+        return try withExtendedLifetime(parser) {
+            let root = try parser.singleRoot() ?? ""
+            return try YAMLDecoder().decode(type, from: PointerInlining.inlined(root))
         }
     }
 

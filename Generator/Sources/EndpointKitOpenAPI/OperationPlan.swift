@@ -49,6 +49,19 @@ struct OperationPlan: Equatable, Sendable {
     /// order: JSON responses outside 2xx.
     var errors: [ErrorBody] = []
 
+    /// How the next page of the operation's response is found, when the description shows it.
+    var paging: Paging?
+
+    /// A rule for the next page, as EndpointKit's `NextPage` has them.
+    enum Paging: Equatable, Sendable {
+        /// A `Link` header's `rel="next"`, when a success response declares the header.
+        case link
+        /// Stripe's lists: while `hasMore`, the last element's `id` is sent as the query item `parameter`.
+        case cursorAfterLast(parameter: String, hasMore: String, data: String, id: String)
+        /// Page numbers in the query item `parameter`, until the page `page` reaches `pages` (`nil`-safe names).
+        case pageNumber(parameter: String, page: String, pages: String)
+    }
+
     /// An error body an operation documents for a status.
     struct ErrorBody: Equatable, Sendable {
         /// `404`, `4XX` or `default`.

@@ -63,6 +63,7 @@ struct OperationPlanner {
         let body = requestBody(operation, name: name)
         if let argument = body.argument { arguments.append(argument) }
         let errors = errorBodies(operation, name: name)
+        let responseType = response(operation, name: name)
         return .success(
             OperationPlan(
                 name: name,
@@ -71,12 +72,13 @@ struct OperationPlanner {
                 path: path,
                 arguments: Self.ordered(arguments),
                 body: body.kind,
-                response: response(operation, name: name),
+                response: responseType,
                 kinds: operationKinds,
                 scopes: KindPlanner.scopes(operation.security ?? document.security),
                 summary: operation.summary ?? operation.description,
                 isDeprecated: operation.deprecated,
-                errors: errors
+                errors: errors,
+                paging: paging(operation, response: responseType, arguments: arguments)
             )
         )
     }

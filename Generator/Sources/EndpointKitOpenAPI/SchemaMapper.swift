@@ -8,6 +8,8 @@ struct SchemaMapper {
     /// The models declared so far, by name, in the order they were first declared.
     private(set) var declarations: [String: ModelDeclaration] = [:]
     private(set) var order: [String] = []
+    /// How many pointers are being followed now: a pointer that leads back to itself stops at `JSONValue`.
+    private var pointerDepth = 0
     /// The name of each inline model by its shape, so that a shape met again is not declared again.
     private var shapes: [ModelDeclaration: String] = [:]
     /// The Swift type name of each component schema.
@@ -36,8 +38,19 @@ struct SchemaMapper {
     mutating func type(of schema: JSONSchema, suggested: String) -> String {
         switch schema.value {
         case .reference(let reference, _):
-            guard let name = reference.name, let type = componentNames[name] else { return SupportFile.jsonValue }
-            return type
+            if case .internal(.component(let name)) = reference, let type = componentNames[name] { return type }
+            // A pointer into a component (`#/components/schemas/Page/properties/page`): the schema it points at.
+            let steps: [String]
+            switch reference {
+            case .internal(.path(let path)): steps = path.components.map(\.stringValue)
+            case .internal(.component(let name)):
+                steps = ["components", "schemas"] + name.split(separator: "/").map(String.init)
+            case .external: steps = []
+            }
+            guard pointerDepth < 8, let target = pointer(steps) else { return SupportFile.jsonValue }
+            pointerDepth += 1
+            defer { pointerDepth -= 1 }
+            return type(of: target, suggested: SwiftName.type(steps.dropFirst(2).joined(separator: " ")))
         case .boolean: return "Bool"
         case .integer(let core, _): return core.formatString == "int64" ? "Int64" : "Int"
         case .number(let core, _): return core.formatString == "float" ? "Float" : "Double"
@@ -94,6 +107,38 @@ struct SchemaMapper {
             current = next
         }
         return nil
+    }
+
+    /// The schema a JSON pointer into the components names: `components/schemas/<name>`, then `properties/<key>`,
+    /// `items`, `additionalProperties`, or `allOf`/`oneOf`/`anyOf` and an index, in any depth.
+    func pointer(_ path: [String]) -> JSONSchema? {
+        guard path.count >= 3, path[0] == "components", path[1] == "schemas",
+            var current = components.schemas[.init(stringLiteral: path[2])]
+        else { return nil }
+        var rest = path.dropFirst(3)
+        while let step = rest.first {
+            rest = rest.dropFirst()
+            guard let schema = resolved(current) else { return nil }
+            switch (step, schema.value) {
+            case ("properties", .object(_, let object)):
+                guard let key = rest.first, let next = object.properties[key] else { return nil }
+                rest = rest.dropFirst()
+                current = next
+            case ("items", .array(_, let array)):
+                guard let next = array.items else { return nil }
+                current = next
+            case ("additionalProperties", .object(_, let object)):
+                guard case .b(let next) = object.additionalProperties else { return nil }
+                current = next
+            case ("allOf", .all(let parts, _)), ("oneOf", .one(let parts, _)), ("anyOf", .any(let parts, _)):
+                guard let index = rest.first.flatMap({ Int($0) }), parts.indices.contains(index) else { return nil }
+                rest = rest.dropFirst()
+                current = parts[index]
+            default:
+                return nil
+            }
+        }
+        return current
     }
 
     // MARK: Declaring

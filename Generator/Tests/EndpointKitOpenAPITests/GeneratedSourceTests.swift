@@ -80,6 +80,26 @@ extension GeneratedSourceTests {
         #expect(endpoints.contains("default: throw DocumentedErrorMissing(statusCode: error.statusCode)"))
     }
 
+    @Test("Next-page rules from the description: Stripe's has_more, numbered pages (through a pointer), a Link header")
+    func paging() throws {
+        let endpoints = try #require(try module("security-shapes.yaml")["Endpoints.swift"])
+        #expect(
+            endpoints.contains(
+                "public static var listNotes: Self { .cursor(parameter: \"starting_after\") { $0.hasMore ? "
+                    + "$0.data.last?.id : nil } }"
+            )
+        )
+        #expect(
+            endpoints.contains(
+                "public static var listNumberedNotes: Self { .pageNumber(parameter: \"page\") { ($0.value.page ?? 1) >= "
+                    + "($0.value.pages ?? 1) } }"
+            )
+        )
+        #expect(endpoints.contains("extension NextPage where Kind == EndpointKinds.Public, Value == [Note] {"))
+        #expect(endpoints.contains("public static var listLinkedNotes: Self { .link }"))
+        #expect(!endpoints.contains("public static var getThing: Self"))
+    }
+
     @Test("The API's key names are listed for the client's redaction")
     func sensitiveNames() throws {
         let kinds = try #require(try module("security-shapes.yaml")["SecurityKinds.swift"])
