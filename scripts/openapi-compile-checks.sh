@@ -89,6 +89,16 @@ done
 echo "openapi compile checks: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
 
+# The demo calls endpoints generated from Generator/Demo/demo-api.yaml: the committed sources must be what the
+# generator writes from it now.
+scripts/openapi-generate.sh Generator/Demo/demo-api.yaml "$work/demo" >/dev/null
+if ! diff -r "$work/demo" Sources/EndpointKitDemo/Generated; then
+    echo "openapi compile check FAILED: Sources/EndpointKitDemo/Generated is not what Generator/Demo/demo-api.yaml" \
+        "generates; run scripts/openapi-generate.sh Generator/Demo/demo-api.yaml Sources/EndpointKitDemo/Generated" >&2
+    exit 1
+fi
+echo "openapi compile check passed: the demo's generated endpoints are current"
+
 # Then the fixture's generated code runs (Generator/RuntimeChecks/main.swift): what each factory sends, what the
 # models decode, how documented errors are read, and what is redacted. It links the objects of EndpointKit's own
 # sources from the build above (by name, so that objects of files since removed are left out).

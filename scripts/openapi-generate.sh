@@ -14,7 +14,12 @@ overlay=()
 cd "$(dirname "$0")/.."
 
 configuration=${OPENAPI_CONFIGURATION:-debug}
-swift build --enable-all-traits -c "$configuration" --product endpointkit-openapi >/dev/null
+log=$(mktemp)
+if ! swift build --enable-all-traits -c "$configuration" --product endpointkit-openapi >"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
+fi
+rm -f "$log"
 tool="$(swift build --enable-all-traits -c "$configuration" --show-bin-path)/endpointkit-openapi"
 
 if [[ "$spec" == *.gz ]]; then

@@ -204,6 +204,20 @@ await step("A typed error: an item that does not exist") { () async throws(Endpo
     }
 }
 
+await step("Endpoints generated from an OpenAPI description (Generator/Demo/demo-api.yaml)") {
+    () async throws(EndpointError) in
+    // findItems needs the description's bearer token: without `using: token` it does not compile.
+    let found = try await client.response(for: .findItems(q: "tea"), using: token)
+    print("  ✓ findItems: \(found.items.map(\.name).joined(separator: ", "))")
+    do throws(EndpointError) {
+        _ = try await client.response(for: .getCatalogueItem(itemId: 999))
+        print("  ✗ expected a 404")
+    } catch {
+        guard let failure = try? error.documentedBody(as: Failure.self) else { throw error }
+        print("  ✓ getCatalogueItem: status \(error.statusCode ?? 0), documented error \"\(failure.error)\"")
+    }
+}
+
 await step("The decoded value with its response: status, headers, attempts, timing") { () async throws(EndpointError) in
     let response = try await client.exchange(for: .item(1))
     print(
