@@ -153,6 +153,18 @@ func run() async throws {
         check(try error.documentedBody(as: Problem.self).detail == "no thing 9", "a documented error body is decoded")
     }
 
+    // An object in the query, in deepObject style.
+    let deep = Recorder([(200, "[]"), (200, "[]")])
+    let deepClient = EndpointClient(environment: apiEnvironment, transport: deep)
+    _ = try await deepClient.response(for: .listPublicThings(limit: 1, created: .object(.init(gt: 5, lt: 9))))
+    _ = try await deepClient.response(for: .listPublicThings(created: .int(7)))
+    let deepSent = await deep.sent
+    check(
+        deepSent[0].url.query == "limit=1&created%5Bgt%5D=5&created%5Blt%5D=9",
+        "a deepObject query parameter is name[key]=value"
+    )
+    check(deepSent[1].url.query == "created=7", "a deepObject parameter's other shape (a number) is one item")
+
     // Pages, by the rules the description shows.
     let paged = EndpointClient(environment: apiEnvironment, transport: PageServer())
     var ids: [String] = []

@@ -149,11 +149,22 @@ enum EndpointEmitter {
                 out.line("if !cookies.isEmpty { headers.add(cookies.joined(separator: \"; \"), for: \"Cookie\") }")
             }
         }
+        let deep = plan.arguments.filter { $0.place == .deepQuery }
+        let items = query.map { "\(SwiftName.literal($0.key)): \(SwiftName.escaped($0.name))" }
+        if !deep.isEmpty {
+            out.line("var queryItems = [URLQueryItem](query: [\(items.isEmpty ? ":" : items.joined(separator: ", "))])")
+            for argument in deep {
+                out.line(
+                    "queryItems += DeepObjectQuery.items(named: \(SwiftName.literal(argument.key)), \(SwiftName.escaped(argument.name)))"
+                )
+            }
+        }
         out.line("var endpoint = Self(")
         out.line("    method: \(method(plan.method)),")
         out.line("    path: \(pathExpression(plan)),")
-        if !query.isEmpty {
-            let items = query.map { "\(SwiftName.literal($0.key)): \(SwiftName.escaped($0.name))" }
+        if !deep.isEmpty {
+            out.line("    queryItems: queryItems,")
+        } else if !query.isEmpty {
             out.line("    query: [\(items.joined(separator: ", "))],")
         }
         if !headers.isEmpty { out.line("    headers: headers,") }

@@ -22,7 +22,9 @@ public struct OpenAPIGenerator: Sendable {
     public func generate(from description: OpenAPIDescription) -> GeneratedModule {
         var planner = OperationPlanner(document: description.document, overlay: overlay)
         let plans = planner.plans()
-        var files: [GeneratedModule.File] = [GeneratedModule.File(name: SupportFile.fileName, text: SupportFile.header + SupportFile.text)]
+        var files: [GeneratedModule.File] = [
+            GeneratedModule.File(name: SupportFile.fileName, text: SupportFile.header + SupportFile.text)
+        ]
         files.append(GeneratedModule.File(name: "Endpoints.swift", text: endpoints(plans)))
         files.append(
             GeneratedModule.File(name: "SecurityKinds.swift", text: kinds(Array(planner.kinds.declarations.values)))

@@ -6,6 +6,8 @@ struct OperationPlan: Equatable, Sendable {
         enum Place: Equatable, Sendable {
             case path
             case query
+            /// An object sent in the query as `name[key]=value` (OpenAPI's `deepObject` style).
+            case deepQuery
             case header
             case cookie
             case body

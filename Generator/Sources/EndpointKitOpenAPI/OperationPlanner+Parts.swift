@@ -27,10 +27,14 @@ extension OperationPlanner {
         }
         var type = schemas.type(of: schema, suggested: SwiftName.type(operation) + SwiftName.type(parameter.name))
         if type == "Date" { type = "String" }
-        guard isScalar(type) || (place == .query && context.explode && isScalarList(type)) else {
-            return .failure(
-                .unsupported("\(parameter.location.rawValue) parameter \"\(parameter.name)\" of type \(type)")
-            )
+        var argumentPlace = place
+        if !isScalar(type) && !(place == .query && context.explode && isScalarList(type)) {
+            guard place == .query, context.style == .deepObject else {
+                return .failure(
+                    .unsupported("\(parameter.location.rawValue) parameter \"\(parameter.name)\" of type \(type)")
+                )
+            }
+            argumentPlace = .deepQuery
         }
         return .success(
             OperationPlan.Argument(
@@ -38,7 +42,7 @@ extension OperationPlanner {
                 name: SchemaMapper.unique(SwiftName.member(parameter.name), in: &taken),
                 type: type,
                 isOptional: !parameter.required,
-                place: place,
+                place: argumentPlace,
                 documentation: parameter.description
             )
         )

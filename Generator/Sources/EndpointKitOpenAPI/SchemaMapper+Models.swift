@@ -63,9 +63,14 @@ extension SchemaMapper {
                 let mapped = (discriminator.mapping ?? [:]).filter { $0.value.hasSuffix("/" + target) }.map(\.key)
                 values = mapped.isEmpty ? [target] : mapped.sorted()
             }
+            // An inline alternative is named for its shape (`object`), not for the name made for it.
+            var caseName = Self.caseName(forType: type)
+            if type.hasPrefix(name + "Case") {
+                if case .object = declarations[type] { caseName = "object" } else { caseName = "value" }
+            }
             cases.append(
                 UnionModel.Alternative(
-                    caseName: Self.unique(Self.caseName(forType: type), in: &taken),
+                    caseName: Self.unique(caseName, in: &taken),
                     type: type,
                     discriminatorValues: values
                 )

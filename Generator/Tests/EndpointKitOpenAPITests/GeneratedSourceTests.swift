@@ -100,6 +100,15 @@ extension GeneratedSourceTests {
         #expect(!endpoints.contains("public static var getThing: Self"))
     }
 
+    @Test("An object parameter in deepObject style is sent as name[key]=value items; a union's inline shape is .object")
+    func deepObject() throws {
+        let files = try module("security-shapes.yaml")
+        let endpoints = try #require(files["Endpoints.swift"])
+        #expect(endpoints.contains("var queryItems = [URLQueryItem](query: [\"limit\": limit, \"status\": status])"))
+        #expect(endpoints.contains("queryItems += DeepObjectQuery.items(named: \"created\", created)"))
+        #expect(try #require(files["Models.swift"]).contains("case object(ListPublicThingsCreatedCase1)"))
+    }
+
     @Test("The API's key names are listed for the client's redaction")
     func sensitiveNames() throws {
         let kinds = try #require(try module("security-shapes.yaml")["SecurityKinds.swift"])
