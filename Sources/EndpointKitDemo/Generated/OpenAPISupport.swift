@@ -4,6 +4,10 @@
 import EndpointKit
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Any JSON value: what a schema that says nothing of its shape decodes to.
 public enum JSONValue: Codable, Hashable, Sendable {
     case null
@@ -80,6 +84,55 @@ public struct DocumentedErrorMissing: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         "no documented error body" + (statusCode.map { " for status \($0)" } ?? "")
+    }
+}
+
+/// Query items for an object parameter in OpenAPI's `deepObject` style: `name[key]=value`, nested keys in
+/// brackets in turn, a list's values under one name, as `FormBody` writes a form.
+public enum DeepObjectQuery {
+    /// The items of `value` under `name`; none when it is `nil`, or when it does not encode as JSON.
+    public static func items(named name: String, _ value: (some Encodable)?) -> [URLQueryItem] {
+        guard let value, let data = try? OpenAPICoding.encoder.encode(value),
+            let tree = try? JSONDecoder().decode(Tree.self, from: data)
+        else { return [] }
+        return tree.items(named: name)
+    }
+
+    /// A JSON value with its numbers kept as their text.
+    private enum Tree: Decodable {
+        case text(String)
+        case list([Tree])
+        case object([String: Tree])
+        case null
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() {
+                self = .null
+            } else if let value = try? container.decode(Bool.self) {
+                self = .text(value ? "true" : "false")
+            } else if let value = try? container.decode(Int64.self) {
+                self = .text(String(value))
+            } else if let value = try? container.decode(Double.self) {
+                self = .text(String(value))
+            } else if let value = try? container.decode(String.self) {
+                self = .text(value)
+            } else if let value = try? container.decode([Tree].self) {
+                self = .list(value)
+            } else {
+                self = .object(try container.decode([String: Tree].self))
+            }
+        }
+
+        func items(named name: String) -> [URLQueryItem] {
+            switch self {
+            case .null: []
+            case .text(let text): [URLQueryItem(name: name, value: text)]
+            case .list(let list): list.flatMap { $0.items(named: name) }
+            case .object(let object):
+                object.keys.sorted().flatMap { key in object[key]?.items(named: "\(name)[\(key)]") ?? [] }
+            }
+        }
     }
 }
 
