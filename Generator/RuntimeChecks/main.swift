@@ -61,21 +61,27 @@ func check(_ condition: Bool, _ what: String, line: Int = #line) {
 /// The API's server, as the fixture declares it.
 let apiEnvironment = ServerEnvironment(baseURL: URL(string: "https://api.example.test/v1") ?? URL(fileURLWithPath: "/"))
 
-func run() async throws {
+/// The client's defaults with the API's key names added, as `SecurityKinds` says to.
+let defaults: RequestDefaults = {
+    var defaults = RequestDefaults()
+    defaults.sensitiveHeaders.formUnion(SecurityKinds.sensitiveHeaders)
+    defaults.sensitiveQueryNames.formUnion(SecurityKinds.sensitiveQueryNames)
+    return defaults
+}()
+let token = AccessToken("t0ken")
+
+/// What each kind sends, and what the models decode.
+func requestsAndModels() async throws {
     let thing =
         #"{"id": 42, "name": "lamp", "status": "archived", "created_at": "2026-11-27T10:00:00Z", "parent": {"id": 1, "name": "room", "status": "active", "created_at": "2026-11-27T10:00:00.250Z"}}"#
     let recorder = Recorder([
         (200, thing), (200, "[]"), (200, "[]"), (200, "[]"), (200, "[]"), (201, thing), (201, thing), (200, "[]"),
     ])
-    var defaults = RequestDefaults()
-    defaults.sensitiveHeaders.formUnion(SecurityKinds.sensitiveHeaders)
-    defaults.sensitiveQueryNames.formUnion(SecurityKinds.sensitiveQueryNames)
     let client = EndpointClient(
         environment: apiEnvironment,
         transport: recorder,
         defaults: defaults
     )
-    let token = AccessToken("t0ken")
 
     let fetched = try await client.response(for: .getThing(thingId: 42), using: token)
     check(
@@ -105,7 +111,11 @@ func run() async throws {
     let both = SecurityKinds.BearerAuthAndHeaderKey.Credentials(bearerAuth: token, headerKey: AccessToken("both-key"))
     _ = try await client.response(for: .listThingsWithBoth(), using: both)
 
-    let sent = await recorder.sent
+    try checkSent(await recorder.sent)
+}
+
+/// What the calls of ``requestsAndModels()`` sent, in order.
+func checkSent(_ sent: [TransportRequest]) throws {
     check(sent.count == 8, "each call sent one request")
     check(
         sent[0].url.path == "/v1/things/42" && sent[0].headers["Authorization"] == "Bearer t0ken",
@@ -129,8 +139,10 @@ func run() async throws {
         body?["created_at"] as? String == "2026-11-27T10:00:00Z" && body?["id"] as? Int == 42,
         "a JSON body is encoded with the description's keys and RFC 3339 dates"
     )
+}
 
-    // Errors the operations document.
+/// How documented errors are read.
+func documentedErrors() async throws {
     let failing = EndpointClient(
         environment: apiEnvironment,
         transport: Recorder([(409, #"{"holders": [7, 8]}"#), (404, #"{"code": "missing", "detail": "no thing 9"}"#)]),
@@ -153,7 +165,10 @@ func run() async throws {
         check(try error.documentedBody(as: Problem.self).detail == "no thing 9", "a documented error body is decoded")
     }
 
-    // An object in the query, in deepObject style.
+}
+
+/// An object in the query, in deepObject style, and pages by the rules the description shows.
+func queriesAndPages() async throws {
     let deep = Recorder([(200, "[]"), (200, "[]")])
     let deepClient = EndpointClient(environment: apiEnvironment, transport: deep)
     _ = try await deepClient.response(for: .listPublicThings(limit: 1, created: .object(.init(gt: 5, lt: 9))))
@@ -165,7 +180,6 @@ func run() async throws {
     )
     check(deepSent[1].url.query == "created=7", "a deepObject parameter's other shape (a number) is one item")
 
-    // Pages, by the rules the description shows.
     let paged = EndpointClient(environment: apiEnvironment, transport: PageServer())
     var ids: [String] = []
     for try await page in paged.pages(for: .listNotes(limit: 2), next: .listNotes) { ids += page.value.data.map(\.id) }
@@ -179,7 +193,10 @@ func run() async throws {
     for try await note in paged.pages(for: .listLinkedNotes(), next: .listLinkedNotes).elements { ids.append(note.id) }
     check(ids == ["n1", "n2"], "pages follow the Link header")
 
-    // Redaction, with the API's key names added to the client's defaults as SecurityKinds says.
+}
+
+/// Redaction, with the API's key names added to the client's defaults as SecurityKinds says.
+func redaction() async throws {
     let leaky = EndpointClient(
         environment: apiEnvironment,
         transport: Recorder([(500, "{}"), (500, "{}")]),
@@ -205,5 +222,8 @@ func run() async throws {
     }
 }
 
-try await run()
+try await requestsAndModels()
+try await documentedErrors()
+try await queriesAndPages()
+try await redaction()
 print("openapi runtime checks: all passed")
