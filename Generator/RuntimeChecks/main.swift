@@ -169,7 +169,7 @@ func documentedErrors() async throws {
 
 /// An object in the query, in deepObject style, and pages by the rules the description shows.
 func queriesAndPages() async throws {
-    let deep = Recorder([(200, "[]"), (200, "[]")])
+    let deep = Recorder([(200, "[]"), (200, "[]"), (200, #"{"page": 1, "pages": 1}"#)])
     let deepClient = EndpointClient(environment: apiEnvironment, transport: deep)
     _ = try await deepClient.response(for: .listPublicThings(limit: 1, created: .object(.init(gt: 5, lt: 9))))
     _ = try await deepClient.response(for: .listPublicThings(created: .int(7)))
@@ -179,6 +179,11 @@ func queriesAndPages() async throws {
         "a deepObject query parameter is name[key]=value"
     )
     check(deepSent[1].url.query == "created=7", "a deepObject parameter's other shape (a number) is one item")
+    _ = try await deepClient.response(for: .listNumberedNotes(theme: "dark; admin=1", width: 3))
+    check(
+        await deep.sent[2].headers["Cookie"] == "theme=dark%3B%20admin%3D1; width=3",
+        "cookie parameters are sent percent-encoded, so a value cannot add a cookie"
+    )
 
     let paged = EndpointClient(environment: apiEnvironment, transport: PageServer())
     var ids: [String] = []

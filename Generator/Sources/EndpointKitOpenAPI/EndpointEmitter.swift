@@ -140,12 +140,13 @@ enum EndpointEmitter {
             }
             let cookies = headers.filter { $0.place == .cookie }
             if !cookies.isEmpty {
-                let pairs = cookies.map {
-                    "(\(SwiftName.literal($0.key)), \(SwiftName.escaped($0.name)) as \($0.type)?)"
+                out.line("var cookies: [String] = []")
+                for argument in cookies {
+                    let name = SwiftName.escaped(argument.name)
+                    out.line(
+                        "if let value = \(name) as \(argument.type)? { cookies.append(CookieValue.pair(\(SwiftName.literal(argument.key)), value)) }"
+                    )
                 }
-                out.line(
-                    "let cookies = [\(pairs.joined(separator: ", "))].compactMap { name, value in value.map { \"\\(name)=\\(value)\" } }"
-                )
                 out.line("if !cookies.isEmpty { headers.add(cookies.joined(separator: \"; \"), for: \"Cookie\") }")
             }
         }

@@ -7,7 +7,7 @@ enum SupportFile {
     /// Names the generated module declares besides its models and kinds.
     static let typeNames = [
         jsonValue, coding, KindPlanner.namespace, "OpenEnum", "APIKeyPlacement", "DocumentedErrorMissing",
-        "DeepObjectQuery",
+        "DeepObjectQuery", "CookieValue",
     ]
 
     static let fileName = "OpenAPISupport.swift"
@@ -152,6 +152,19 @@ enum SupportFile {
                         object.keys.sorted().flatMap { key in object[key]?.items(named: "\\(name)[\\(key)]") ?? [] }
                     }
                 }
+            }
+        }
+
+        /// A cookie parameter as it is sent: its value percent-encoded but for letters, digits and `-._~`, so that
+        /// no value can end the cookie or add another (`;`, `,`, a space or a quote).
+        public enum CookieValue {
+            private static let unreserved = CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+            /// `name=value`, the value percent-encoded.
+            public static func pair(_ name: String, _ value: some CustomStringConvertible) -> String {
+                let text = value.description
+                return name + "=" + (text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
             }
         }
 

@@ -136,6 +136,19 @@ public enum DeepObjectQuery {
     }
 }
 
+/// A cookie parameter as it is sent: its value percent-encoded but for letters, digits and `-._~`, so that
+/// no value can end the cookie or add another (`;`, `,`, a space or a quote).
+public enum CookieValue {
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// `name=value`, the value percent-encoded.
+    public static func pair(_ name: String, _ value: some CustomStringConvertible) -> String {
+        let text = value.description
+        return name + "=" + (text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
+    }
+}
+
 /// The coders of the generated endpoints: dates as RFC 3339 text, with or without fractional seconds.
 public enum OpenAPICoding {
     /// Decodes responses; a `date-time` that is not RFC 3339 text fails with its coding path.
