@@ -31,6 +31,17 @@ enum Fixtures {
         return try OpenAPIDescription(text: String(decoding: data, as: UTF8.self))
     }
 
+    /// Runs `work` on a thread of its own and awaits it.
+    ///
+    /// Reading and generating a real description takes seconds of one core. On Swift's cooperative pool (two
+    /// threads on a 2-core machine) that work would hold a thread every other suite running in parallel needs:
+    /// their tasks, resumed on time, would wait seconds for one (a 0.3 s deadline has measured 13 s that way).
+    static func offPool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
     /// The plans of every operation of `description`, and what was left out.
     static func plans(_ description: OpenAPIDescription, overlay: Overlay = Overlay())
         -> (plans: [OperationPlan], notes: [GenerationNote])
