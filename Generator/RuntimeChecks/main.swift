@@ -61,13 +61,6 @@ func check(_ condition: Bool, _ what: String, line: Int = #line) {
 /// The API's server, as the fixture declares it.
 let apiEnvironment = ServerEnvironment(baseURL: URL(string: "https://api.example.test/v1") ?? URL(fileURLWithPath: "/"))
 
-/// The client's defaults with the API's key names added, as `SecurityKinds` says to.
-let defaults: RequestDefaults = {
-    var defaults = RequestDefaults()
-    defaults.sensitiveHeaders.formUnion(SecurityKinds.sensitiveHeaders)
-    defaults.sensitiveQueryNames.formUnion(SecurityKinds.sensitiveQueryNames)
-    return defaults
-}()
 let token = AccessToken("t0ken")
 
 /// What each kind sends, and what the models decode.
@@ -79,8 +72,7 @@ func requestsAndModels() async throws {
     ])
     let client = EndpointClient(
         environment: apiEnvironment,
-        transport: recorder,
-        defaults: defaults
+        transport: recorder
     )
 
     let fetched = try await client.response(for: .getThing(thingId: 42), using: token)
@@ -145,8 +137,7 @@ func checkSent(_ sent: [TransportRequest]) throws {
 func documentedErrors() async throws {
     let failing = EndpointClient(
         environment: apiEnvironment,
-        transport: Recorder([(409, #"{"holders": [7, 8]}"#), (404, #"{"code": "missing", "detail": "no thing 9"}"#)]),
-        defaults: defaults
+        transport: Recorder([(409, #"{"holders": [7, 8]}"#), (404, #"{"code": "missing", "detail": "no thing 9"}"#)])
     )
     do {
         _ = try await failing.response(for: .deleteThing(thingId: 9), using: BasicCredentials(user: "u", password: "p"))
@@ -200,30 +191,60 @@ func queriesAndPages() async throws {
 
 }
 
-/// Redaction, with the API's key names added to the client's defaults as SecurityKinds says.
+/// Redaction by a client with the default settings: each kind declares the name its key goes under.
 func redaction() async throws {
-    let leaky = EndpointClient(
-        environment: apiEnvironment,
-        transport: Recorder([(500, "{}"), (500, "{}")]),
-        defaults: defaults
-    )
-    do {
+    let leaky = EndpointClient(environment: apiEnvironment, transport: Recorder([(500, "{}"), (500, "{}")]))
+    let header = await printedError {
         _ = try await leaky.response(for: .listThingsWithHeaderKey(), using: AccessToken("header-secret"))
-    } catch {
-        let printed = "\(error) \(error.curlCommand ?? "")"
-        check(
-            printed.contains("X-Shape-Key") && !printed.contains("header-secret"),
-            "an API key in a header is redacted from the error and its cURL command"
-        )
     }
-    do {
+    check(
+        header.contains("X-Shape-Key") && !header.contains("header-secret"),
+        "an API key in a header is redacted from the error and its cURL command"
+    )
+    let query = await printedError {
         _ = try await leaky.response(for: .listThingsWithQueryKey(), using: AccessToken("query-secret"))
+    }
+    check(
+        query.contains("shape_code=") && !query.contains("query-secret"),
+        "an API key in the query is redacted from the error and its cURL command"
+    )
+
+    let recorder = Recorder([(200, "[]")])
+    let moving = EndpointClient(
+        environment: apiEnvironment,
+        transport: RedirectingTo("https://elsewhere.test/things", recorder)
+    )
+    _ = try await moving.response(for: .listThingsWithHeaderKey(), using: AccessToken("header-secret"))
+    let sent = await recorder.sent
+    check(
+        sent.count == 1 && sent[0].url.host == "elsewhere.test" && sent[0].headers["X-Shape-Key"] == nil,
+        "a redirect to another origin drops the API key's header"
+    )
+}
+
+/// The error `call` throws, with its cURL command, as printed; "no error" when it throws none.
+func printedError(_ call: () async throws -> Void) async -> String {
+    do {
+        try await call()
+        return "no error"
     } catch {
-        let printed = "\(error) \(error.curlCommand ?? "")"
-        check(
-            printed.contains("shape_code=") && !printed.contains("query-secret"),
-            "an API key in the query is redacted from the error and its cURL command"
-        )
+        return "\(error) \((error as? EndpointError)?.curlCommand ?? "")"
+    }
+}
+
+/// Redirects every request to the API's origin to `location`, and hands the rest to `next`.
+struct RedirectingTo: Transport {
+    let location: String
+    let next: Recorder
+
+    init(_ location: String, _ next: Recorder) {
+        self.location = location
+        self.next = next
+    }
+
+    func send(_ request: TransportRequest, options: TransportOptions) async throws -> TransportResponse {
+        guard request.url.host == "api.example.test" else { return try await next.send(request, options: options) }
+        return TransportResponse(statusCode: 302, headers: ["Location": location], url: request.url, data: Data())
     }
 }
 

@@ -45,6 +45,27 @@ struct RedirectIntegrationTests {
         #expect(echo.headers["X-Api-Key"] == nil)
     }
 
+    @Test("A kind's declared credential header goes to its origin, and not to another one a redirect leads to")
+    func kindCredentialCrossOrigin() async throws {
+        let httpbin = try TestServers.httpbin()
+        var components = try #require(URLComponents(url: httpbin, resolvingAgainstBaseURL: false))
+        components.host = "localhost"
+        components.path = "/headers"
+        let otherOrigin = try #require(components.url)
+        let client = try TestServers.httpbinClient()
+        let redirected = Endpoint<ShopKeyKind, Echo>(
+            path: "redirect-to",
+            queryItems: [URLQueryItem(name: "url", value: otherOrigin.absoluteString)]
+        )
+
+        let there = try await client.response(for: redirected, using: "k-123")
+        let here = try await client.response(for: Endpoint<ShopKeyKind, Echo>(path: "headers"), using: "k-123")
+
+        #expect(there.headers["Host"]?.hasPrefix("localhost") == true)
+        #expect(there.headers["X-Shop-Key"] == nil)
+        #expect(here.headers["X-Shop-Key"] == "k-123")
+    }
+
     @Test("A same-origin redirect keeps the bearer token")
     func sameOrigin() async throws {
         let target = try TestServers.httpbin().appendingPathComponent("headers")
@@ -70,5 +91,14 @@ struct RedirectIntegrationTests {
 
         #expect(error.kind == .redirectRefused)
         #expect(error.description.contains(":70000"))
+    }
+}
+
+/// Sends a key in `X-Shop-Key`, a header EndpointKit does not know as secret, and declares it.
+enum ShopKeyKind: EndpointKind {
+    static let credentialNames = CredentialNames(headers: ["X-Shop-Key"])
+
+    static func prepare(_ request: inout URLRequest, with key: String) throws {
+        try request.setCheckedValue(key, for: "X-Shop-Key")
     }
 }

@@ -13,20 +13,12 @@ enum KindEmitter {
         )
         out.block("public enum \(KindPlanner.namespace)") { out in
             out.line(
-                "/// The headers this API's keys are sent in. Add them to the client's `RequestDefaults.sensitiveHeaders`,"
+                "/// Every header and query item name this API's keys are sent under, which each kind declares for"
             )
             out.line(
-                "/// so that logs, errors and cURL output redact them and a redirect to another origin drops them."
+                "/// the calls it makes; pass them to what records traffic below the client, such as a HAR recorder."
             )
-            let headerList = headers.map(SwiftName.literal).joined(separator: ", ")
-            out.line("public static let sensitiveHeaders: Set<HTTPHeaders.Name> = [\(headerList)]")
-            out.line()
-            out.line(
-                "/// The query items this API's keys are sent in. Add them to `RequestDefaults.sensitiveQueryNames`, so"
-            )
-            out.line("/// that every printed URL redacts them.")
-            let queryList = queryNames.map(SwiftName.literal).joined(separator: ", ")
-            out.line("public static let sensitiveQueryNames: Set<String> = [\(queryList)]")
+            out.line("public static let credentialNames = \(credentialNames(headers: headers, queryItems: queryNames))")
         }
         for declaration in declarations.sorted(by: { $0.name < $1.name }) {
             out.line()
@@ -39,6 +31,26 @@ enum KindEmitter {
                 }
             }
         }
+    }
+
+    /// A `CredentialNames` literal of `headers` and `queryItems`.
+    private static func credentialNames(headers: [String], queryItems: [String]) -> String {
+        var arguments: [String] = []
+        if !headers.isEmpty { arguments.append("headers: [\(headers.map(SwiftName.literal).joined(separator: ", "))]") }
+        if !queryItems.isEmpty {
+            arguments.append("queryItems: [\(queryItems.map(SwiftName.literal).joined(separator: ", "))]")
+        }
+        return "CredentialNames(\(arguments.joined(separator: ", ")))"
+    }
+
+    /// Declares that a combined kind's credentials go under the names its generated parts declare (the kinds
+    /// EndpointKit ships declare none: their credentials go in `Authorization`).
+    private static func declareNames(of parts: [KindDeclaration.Part], to out: inout SwiftWriter) {
+        let generated = parts.map(\.kind.type).filter { $0.hasPrefix(KindPlanner.namespace + ".") }
+        guard let first = generated.first else { return }
+        let union = generated.dropFirst().reduce("\(first).credentialNames") { "\($0).union(\($1).credentialNames)" }
+        out.line()
+        out.line("public static let credentialNames = \(union)")
     }
 
     /// Writes how an API key is placed in a query item or a cookie, when a kind needs it.
@@ -88,6 +100,14 @@ enum KindEmitter {
             "/// An API key sent as the \(location) `\(key)` (security scheme `\(scheme)`): pass it with `using:`."
         )
         out.block("public enum \(name): EndpointKind") { out in
+            // A key in a cookie is redacted as the Cookie header is.
+            if location == "header" || location == "query" {
+                let names =
+                    location == "header"
+                    ? credentialNames(headers: [key], queryItems: []) : credentialNames(headers: [], queryItems: [key])
+                out.line("public static let credentialNames = \(names)")
+                out.line()
+            }
             out.block("public static func prepare(_ request: inout URLRequest, with key: AccessToken) throws") { out in
                 switch location {
                 case "header": out.line("try request.setCheckedValue(key.value, for: \(SwiftName.literal(key)))")
@@ -128,6 +148,7 @@ enum KindEmitter {
                     }
                 }
             }
+            declareNames(of: alternatives, to: &out)
             if alternatives.contains(where: { $0.kind == .authenticated }) {
                 out.line()
                 out.line("public static var requiresAuthentication: Bool { true }")
@@ -163,6 +184,7 @@ enum KindEmitter {
                     }
                 }
             }
+            declareNames(of: parts, to: &out)
             if parts.contains(where: { $0.kind == .authenticated }) {
                 out.line()
                 out.line("public static var requiresAuthentication: Bool { true }")

@@ -141,11 +141,17 @@ extension GeneratedSourceTests {
         }
     }
 
-    @Test("The API's key names are listed for the client's redaction")
-    func sensitiveNames() throws {
+    @Test("Each API-key kind declares the name its key goes under; a combined kind its parts' names; all are listed")
+    func credentialNames() throws {
         let kinds = try #require(try module("security-shapes.yaml")["SecurityKinds.swift"])
-        #expect(kinds.contains("public static let sensitiveHeaders: Set<HTTPHeaders.Name> = [\"X-Shape-Key\"]"))
-        #expect(kinds.contains("public static let sensitiveQueryNames: Set<String> = [\"shape_code\"]"))
+        #expect(kinds.contains("public static let credentialNames = CredentialNames(headers: [\"X-Shape-Key\"])"))
+        #expect(kinds.contains("public static let credentialNames = CredentialNames(queryItems: [\"shape_code\"])"))
+        #expect(kinds.contains("public static let credentialNames = SecurityKinds.HeaderKey.credentialNames"))
+        #expect(
+            kinds.contains(
+                "public static let credentialNames = CredentialNames(headers: [\"X-Shape-Key\"], queryItems: [\"shape_code\"])"
+            )
+        )
     }
 }
 

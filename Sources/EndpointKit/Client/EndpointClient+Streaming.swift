@@ -39,7 +39,7 @@ extension EndpointClient {
             validating: endpoint.options.isValidated
         )
         var body = result.response.body
-        body.request = redactor.summary(of: prepared.request)
+        body.request = result.call.redactor.summary(of: prepared.request)
         return StreamedResponse(
             statusCode: result.response.statusCode,
             headers: result.response.headers,

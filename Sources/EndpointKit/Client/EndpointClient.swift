@@ -63,6 +63,12 @@ public struct EndpointClient: Sendable {
     /// The one list of secrets, from ``defaults``.
     var redactor: Redactor { pipeline.redactor }
 
+    /// The client's redaction, plus the names `Kind` places credentials under.
+    func redactor<Kind: EndpointKind>(for _: Kind.Type) -> Redactor {
+        let names = Kind.credentialNames
+        return names.isEmpty ? redactor : redactor.adding(names)
+    }
+
     /// Creates a client.
     ///
     /// - Parameters:
@@ -211,8 +217,12 @@ public struct EndpointClient: Sendable {
         using requestData: Kind.RequestData,
         revealingSecrets: Bool = false
     ) throws(EndpointError) -> CURLCommand {
-        let request = try endpoint.makeCall(in: environment, with: requestData, defaults: defaults).request
-        return CURLCommand(request, redactor: redactor, revealingSecrets: revealingSecrets)
+        let prepared = try endpoint.makeCall(in: environment, with: requestData, defaults: defaults)
+        return CURLCommand(
+            prepared.request,
+            redactor: pipeline.redactor(for: prepared),
+            revealingSecrets: revealingSecrets
+        )
     }
 
     /// The `curl` command for an endpoint whose kind needs no request data.
@@ -239,15 +249,15 @@ public struct EndpointClient: Sendable {
                 from: result.response,
                 envelope: endpoint.envelope ?? envelope,
                 decoder: endpoint.decoder ?? responseDecoder,
-                request: { redactor.summary(of: request) }
+                request: { call.redactor.summary(of: request) }
             )
             // Redacting the URL costs a parse: done only when an observer listens.
-            call.emit(.decoded(request: redactor.summary(of: request), type: "\(Value.self)", error: nil))
+            call.emit(.decoded(request: call.redactor.summary(of: request), type: "\(Value.self)", error: nil))
             return value
         } catch {
             var error = pipeline.completing(error, for: request, call: call)
             error.attempts = result.attempts
-            call.emit(.decoded(request: redactor.summary(of: request), type: "\(Value.self)", error: error))
+            call.emit(.decoded(request: call.redactor.summary(of: request), type: "\(Value.self)", error: error))
             throw error
         }
     }

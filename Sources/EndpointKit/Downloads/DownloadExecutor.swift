@@ -56,8 +56,9 @@ struct DownloadExecutor {
         } catch {
             // Failures of the file and of the body after the pipeline returned name the request too.
             var error = error
-            if error.request == nil { error.request = client.redactor.summary(of: prepared.request) }
-            throw error.redactingSecrets(client.redactor.secrets(of: prepared.request))
+            let redactor = client.pipeline.redactor(for: prepared)
+            if error.request == nil { error.request = redactor.summary(of: prepared.request) }
+            throw error.redactingSecrets(redactor.secrets(of: prepared.request))
         }
     }
 
@@ -68,7 +69,7 @@ struct DownloadExecutor {
         report: @escaping @Sendable (DownloadProgress) -> Void
     ) {
         pipeline = client.pipeline
-        redactor = client.redactor
+        redactor = client.pipeline.redactor(for: prepared)
         self.prepared = prepared
         self.destination = destination
         self.report = report

@@ -70,24 +70,22 @@ extension Endpoint {
         }
         let (body, temporaryFile) = try makeBody(setting: &headers, encoder: defaults.encoder, summary: summary)
 
-        var request = TransportRequest(method: method, url: url, headers: headers, body: body)
-        do {
-            try Kind.prepare(&request, with: requestData)
+        let request: TransportRequest
+        do throws(EndpointError) {
+            request = try Self.prepared(
+                TransportRequest(method: method, url: url, headers: headers, body: body),
+                with: requestData,
+                invalid: invalid
+            )
         } catch {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
-            throw invalid("\(Kind.self) refused the request: \(error)", error)
+            throw error
         }
-        // A kind writes what it likes: the request is checked here by the same rule as every hop before sending
-        // (method a token, headers valid, none the transport manages), so `makeRequest` refuses it too.
-        if let problem = request.problem {
-            if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
-            throw invalid(problem)
-        }
-        request.markChecked()
         return PreparedCall(
             request: request,
             options: options,
             requiresAuthentication: Kind.requiresAuthentication,
+            credentialNames: Kind.credentialNames.isEmpty ? nil : Kind.credentialNames,
             timeout: timeout,
             idleTimeout: idleTimeout,
             bodyLimit: maximumResponseSize ?? defaults.maximumResponseSize,
@@ -95,6 +93,24 @@ extension Endpoint {
             route: self.url == nil ? PreparedCall.Route(basePrefix: environment.base.prefix, path: path) : nil,
             temporaryBodyFile: temporaryFile
         )
+    }
+
+    /// `request` as the kind prepares it with `requestData`, then checked by the rule every hop is checked by before
+    /// sending (method a token, headers valid, none the transport manages): a kind writes what it likes.
+    private static func prepared(
+        _ request: TransportRequest,
+        with requestData: Kind.RequestData,
+        invalid: (String, (any Error)?) -> EndpointError
+    ) throws(EndpointError) -> TransportRequest {
+        var request = request
+        do {
+            try Kind.prepare(&request, with: requestData)
+        } catch {
+            throw invalid("\(Kind.self) refused the request: \(error)", error)
+        }
+        if let problem = request.problem { throw invalid(problem, nil) }
+        request.markChecked()
+        return request
     }
 
     /// The request's body as a transport sends it, with its `Content-Type` set unless the headers name one, and the

@@ -40,11 +40,19 @@ public protocol EndpointKind: Sendable {
     /// unless a kind says otherwise. A client whose chain adds no `Authorization` header to such a request
     /// refuses to send it.
     static var requiresAuthentication: Bool { get }
+
+    /// The header and query item names under which ``prepare(_:with:)-(URLRequest,_)`` places credentials, when
+    /// EndpointKit does not already treat them as secret: every call of this kind redacts them and drops the
+    /// header on a redirect to another origin. None unless a kind says otherwise.
+    static var credentialNames: CredentialNames { get }
 }
 
 extension EndpointKind {
     /// `false`: the kind's own request data is all the request needs.
     public static var requiresAuthentication: Bool { false }
+
+    /// None: the kind places no credential under a name of its own.
+    public static var credentialNames: CredentialNames { CredentialNames() }
 
     /// Prepares `request` through a `URLRequest` and ``prepare(_:with:)-(URLRequest,_)``.
     public static func prepare(_ request: inout TransportRequest, with data: RequestData) throws {

@@ -65,7 +65,7 @@ extension ModelSource where Model: Decodable {
         using requestData: Kind.RequestData,
         batch: ModelBatch<Kind, Model>
     ) -> Self {
-        let redactor = client.redactor
+        let redactor = client.redactor(for: Kind.self)
         let batcher = ModelBatcher<Model>(maximumSize: batch.maximumSize, window: batch.window, clock: client.clock) {
             ids,
             revalidate async throws(EndpointError) in

@@ -74,15 +74,16 @@ extension OutboxRecord {
         policy: OutboxPolicy
     ) throws(EndpointError) {
         let url = try endpoint.makeURL(in: client.environment)
+        let redactor = client.redactor(for: Kind.self)
         func invalid(_ message: String) -> EndpointError {
             EndpointError(
                 .invalidRequest,
                 "an outbox write \(message)",
-                request: RequestSummary(method: endpoint.method, redactedURL: client.redactor.redactedString(for: url))
+                request: RequestSummary(method: endpoint.method, redactedURL: redactor.redactedString(for: url))
             )
         }
         if let problem = endpoint.headers.validate() { throw invalid("has a header that cannot be sent: \(problem)") }
-        if let secret = endpoint.headers.first(where: { client.redactor.isSensitive($0.name) }) {
+        if let secret = endpoint.headers.first(where: { redactor.isSensitive($0.name) }) {
             throw invalid(
                 "carries the secret header \(secret.name), and the outbox never writes credentials to disk; let the "
                     + "endpoint's kind or an authentication middleware add it when the write is sent"
@@ -91,7 +92,7 @@ extension OutboxRecord {
         // The endpoint's own query only: the environment's items (an API key it adds) are added at send time.
         let ownURLItems = endpoint.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems }
         let ownItems = endpoint.queryItems + (ownURLItems ?? [])
-        if let secret = ownItems.first(where: { client.redactor.isSensitiveQueryName($0.name) }) {
+        if let secret = ownItems.first(where: { redactor.isSensitiveQueryName($0.name) }) {
             throw invalid(
                 "carries the secret query item \(secret.name), and the outbox never writes credentials to disk"
             )

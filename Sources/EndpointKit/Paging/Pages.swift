@@ -63,7 +63,7 @@ public struct Pages<Kind: EndpointKind, Value: Decodable>: AsyncSequence, Sendab
                     "the next page is one already fetched; the server's pages go round in a loop",
                     request: RequestSummary(
                         method: endpoint.method,
-                        redactedURL: client.redactor.redactedString(for: url)
+                        redactedURL: client.redactor(for: Kind.self).redactedString(for: url)
                     )
                 )
             }
@@ -77,7 +77,7 @@ public struct Pages<Kind: EndpointKind, Value: Decodable>: AsyncSequence, Sendab
                 var wrapped = EndpointError.wrapping(error)
                 wrapped.request = RequestSummary(
                     method: endpoint.method,
-                    redactedURL: client.redactor.redactedString(for: page.url ?? url)
+                    redactedURL: client.redactor(for: Kind.self).redactedString(for: page.url ?? url)
                 )
                 failure = wrapped
             }

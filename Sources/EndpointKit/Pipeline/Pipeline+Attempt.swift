@@ -12,7 +12,7 @@ extension Pipeline {
     ) async throws -> TransportResponse {
         let call = context.call
         let number = call?.beginAttempt() ?? context.attempt
-        call?.emit(.attemptStarted(attempt: number, request: redactor.summary(of: request)))
+        call?.emit(.attemptStarted(attempt: number, request: (call?.redactor ?? redactor).summary(of: request)))
         if Task.isCancelled {
             throw EndpointError(.cancelled, "the task was cancelled before the request was sent")
         }

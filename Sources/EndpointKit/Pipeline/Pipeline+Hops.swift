@@ -10,9 +10,12 @@ extension Pipeline {
         let context: RequestContext
         let attempt: Int
 
+        /// The call's redaction: the client's, plus the names the endpoint's kind places credentials under.
+        var redactor: Redactor { context.call?.redactor ?? pipeline.redactor(for: prepared) }
+
         /// Sends `request` and follows its redirects; `deadline` is set when the transport enforces it.
         func run(_ request: TransportRequest, deadline: ContinuousClock.Instant?) async throws -> TransportResponse {
-            let redactor = pipeline.redactor
+            let redactor = redactor
             let policy = pipeline.redirectPolicy
             var current = request
             // An endpoint with an absolute URL at another origin goes there as a redirect would: without
@@ -60,7 +63,7 @@ extension Pipeline {
                 request: request,
                 context: context,
                 instruments: pipeline.instruments,
-                redactor: pipeline.redactor,
+                redactor: redactor,
                 attempt: attempt,
                 hop: hop
             )
@@ -70,7 +73,7 @@ extension Pipeline {
                 request: request,
                 options: context.options,
                 body: options.body,
-                redactor: pipeline.redactor
+                redactor: redactor
             )
             if let step {
                 switch try step.decide(for: request) {

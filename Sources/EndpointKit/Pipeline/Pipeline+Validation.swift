@@ -9,7 +9,7 @@ extension Pipeline {
             EndpointError(
                 kind,
                 message,
-                request: redactor.summary(of: request),
+                request: call.redactor.summary(of: request),
                 statusCode: response.statusCode,
                 responseHeaders: response.headers,
                 body: response.bufferedBody,

@@ -76,7 +76,7 @@ final class Pipeline: Sendable {
     {
         let call = CallState(
             observers: observers,
-            redactor: redactor,
+            redactor: redactor(for: prepared),
             clock: clock,
             isRealTime: isRealTime,
             route: prepared.route
@@ -111,7 +111,7 @@ final class Pipeline: Sendable {
                     throw EndpointError(
                         .responseRejected,
                         "validators asked to send the request again more than \(Self.maxValidatorRetries) times",
-                        request: redactor.summary(of: request),
+                        request: call.redactor.summary(of: request),
                         statusCode: response.statusCode,
                         responseHeaders: response.headers,
                         body: response.bufferedBody
@@ -123,6 +123,11 @@ final class Pipeline: Sendable {
         } catch {
             throw completing(error, for: request, call: call)
         }
+    }
+
+    /// The client's redaction, plus the names `prepared`'s kind places credentials under.
+    func redactor(for prepared: PreparedCall) -> Redactor {
+        prepared.credentialNames.map(redactor.adding) ?? redactor
     }
 
     /// The middleware, first to last, around the attempt.
@@ -139,6 +144,7 @@ final class Pipeline: Sendable {
     /// number of attempts and the redacted `curl` command, with the call's credentials scrubbed.
     func completing(_ error: EndpointError, for request: TransportRequest, call: CallState) -> EndpointError {
         var error = error
+        let redactor = call.redactor
         if error.request == nil { error.request = redactor.summary(of: request) }
         // After a redirect, the hop that failed is another request than the one the caller made.
         if error.hop == nil, let last = call.lastRequest, last.url != request.url {

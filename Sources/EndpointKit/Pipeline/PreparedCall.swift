@@ -9,6 +9,8 @@ struct PreparedCall: Sendable {
     var options: RequestOptions
     /// Whether the endpoint's kind needs credentials from a middleware.
     var requiresAuthentication: Bool
+    /// The names the endpoint's kind places credentials under, or `nil` when it declares none.
+    var credentialNames: CredentialNames?
     /// The attempt's one deadline, or `nil` for none.
     var timeout: Duration?
     /// The longest wait for a byte, or `nil` for the transport's default.

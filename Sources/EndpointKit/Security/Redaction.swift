@@ -54,6 +54,14 @@ struct Redactor: Sendable {
         extraQueryNames = Set(defaults.sensitiveQueryNames.map(Redaction.folded))
     }
 
+    /// This redactor, also hiding `names`.
+    func adding(_ names: CredentialNames) -> Redactor {
+        var redactor = self
+        redactor.extraHeaders.formUnion(names.headers)
+        redactor.extraQueryNames.formUnion(names.queryItems.map(Redaction.folded))
+        return redactor
+    }
+
     func isSensitive(_ name: HTTPHeaders.Name) -> Bool {
         name.isSensitive || extraHeaders.contains(name)
     }

@@ -10,11 +10,7 @@ import FoundationNetworking
 
 /// The kinds of this API's security schemes that EndpointKit does not ship, generated from its description.
 public enum SecurityKinds {
-    /// The headers this API's keys are sent in. Add them to the client's `RequestDefaults.sensitiveHeaders`,
-    /// so that logs, errors and cURL output redact them and a redirect to another origin drops them.
-    public static let sensitiveHeaders: Set<HTTPHeaders.Name> = []
-
-    /// The query items this API's keys are sent in. Add them to `RequestDefaults.sensitiveQueryNames`, so
-    /// that every printed URL redacts them.
-    public static let sensitiveQueryNames: Set<String> = []
+    /// Every header and query item name this API's keys are sent under, which each kind declares for
+    /// the calls it makes; pass them to what records traffic below the client, such as a HAR recorder.
+    public static let credentialNames = CredentialNames()
 }

@@ -24,9 +24,13 @@ public struct HARRedaction: Sendable {
         self.sensitiveQueryNames = Set(sensitiveQueryNames.map(Self.folded))
     }
 
-    /// The redaction a client with `defaults` uses.
-    public init(_ defaults: RequestDefaults) {
-        self.init(sensitiveHeaders: defaults.sensitiveHeaders, sensitiveQueryNames: defaults.sensitiveQueryNames)
+    /// The redaction a client with `defaults` uses, plus `names` (the ``CredentialNames`` of the kinds its calls
+    /// use: a recording transport sits below the client and does not see an endpoint's kind).
+    public init(_ defaults: RequestDefaults, adding names: CredentialNames = CredentialNames()) {
+        self.init(
+            sensitiveHeaders: defaults.sensitiveHeaders.union(names.headers),
+            sensitiveQueryNames: defaults.sensitiveQueryNames.union(names.queryItems)
+        )
     }
 
     static let placeholder = "<redacted>"

@@ -4,6 +4,10 @@ import EndpointKitAsyncHTTPClient
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 private struct StaticItem: Decodable, Equatable {
     var id: Int
     var name: String
@@ -11,6 +15,19 @@ private struct StaticItem: Decodable, Equatable {
 
 private struct AuthorizationEcho: Decodable {
     var authorization: String
+}
+
+private struct HeadersEcho: Decodable {
+    var headers: [String: String]
+}
+
+/// Sends a key in `X-Shop-Key`, a header EndpointKit does not know as secret, and declares it.
+private enum ShopKeyKind: EndpointKind {
+    static let credentialNames = CredentialNames(headers: ["X-Shop-Key"])
+
+    static func prepare(_ request: inout URLRequest, with key: String) throws {
+        try request.setCheckedValue(key, for: "X-Shop-Key")
+    }
 }
 
 /// EndpointClient's guarantees hold through AsyncHTTPClient: the route cannot be changed by input, credentials
@@ -84,6 +101,27 @@ struct PipelineTests {
         #expect(response.value.count == 1 << 20)
         #expect(try await counters.count("file", key) == 1)
         #expect(try await counters.count("file-auth", key) == 0)
+    }
+
+    @Test("A kind's declared credential header goes to its origin, and not to another one a redirect leads to")
+    func kindCredentialCrossOrigin() async throws {
+        let httpbin = try TestServers.httpbin()
+        var components = try #require(URLComponents(url: httpbin, resolvingAgainstBaseURL: false))
+        components.host = "localhost"
+        components.path = "/headers"
+        let otherOrigin = try #require(components.url)
+        let client = TestServers.client(httpbin, transport)
+        let redirected = Endpoint<ShopKeyKind, HeadersEcho>(
+            path: "redirect-to",
+            queryItems: [URLQueryItem(name: "url", value: otherOrigin.absoluteString)]
+        )
+
+        let there = try await client.response(for: redirected, using: "k-123")
+        let here = try await client.response(for: Endpoint<ShopKeyKind, HeadersEcho>(path: "headers"), using: "k-123")
+
+        #expect(there.headers["Host"]?.hasPrefix("localhost") == true)
+        #expect(there.headers["X-Shop-Key"] == nil)
+        #expect(here.headers["X-Shop-Key"] == "k-123")
     }
 
     @Test("A private endpoint over https to a trusted server carries its token")
