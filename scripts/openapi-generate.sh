@@ -28,4 +28,7 @@ if [[ "$spec" == *.gz ]]; then
     gzip -dc "$spec" > "$unpacked"
     spec=$unpacked
 fi
-"$tool" "$spec" "$out" "${overlay[@]}"
+# OPENAPI_ROUND_TRIP_CALLS=FILE also writes the calls of scripts/openapi-roundtrip.sh's driver there.
+extra=()
+[ -n "${OPENAPI_ROUND_TRIP_CALLS:-}" ] && extra=(--round-trip-calls "$OPENAPI_ROUND_TRIP_CALLS")
+"$tool" "$spec" "$out" "${overlay[@]}" "${extra[@]}"

@@ -248,6 +248,34 @@ struct RedirectingTo: Transport {
     }
 }
 
+/// RFC 3339 as section 5.6 has it, beyond what Foundation's ISO 8601 styles read; and what it is not.
+func dates() throws {
+    let reads: [(String, Double)] = [
+        ("1970-01-01T00:00:00Z", 0), ("1970-01-01t00:00:00z", 0), ("2026-11-27T10:00:00.250Z", 1_795_773_600.25),
+        ("2026-11-27T12:30:00+02:30", 1_795_773_600), ("2026-11-27T00:00:00.123456-10:00", 1_795_773_600.123456),
+        ("0246-04-26T12:02:43+20:59", -54_394_275_377), ("2000-02-29T23:59:60Z", 951_868_800),
+    ]
+    for (text, seconds) in reads {
+        let date = RFC3339.date(text)
+        check(
+            date.map { abs($0.timeIntervalSince1970 - seconds) < 0.000_01 } == true,
+            "RFC 3339 \(text) reads as \(seconds) s (read \(date.map { "\($0.timeIntervalSince1970)" } ?? "nothing"))"
+        )
+    }
+    for text in [
+        "2026-11-27T10:00:00", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z", "2026-11-27T24:00:00Z",
+        "2026-11-27T10:00:00.Z", "2026-11-27T10:00:00+24:00", "2026-11-27 10:00:00Z", "2026-11-27T10:00:00Zjunk", "",
+    ] {
+        check(RFC3339.date(text) == nil, "\(text.debugDescription) is not RFC 3339 date-time text")
+    }
+    let encoded = try OpenAPICoding.encoder.encode([Date(timeIntervalSince1970: 1_795_773_600.25)])
+    check(
+        String(decoding: encoded, as: UTF8.self) == #"["2026-11-27T10:00:00.250Z"]"#,
+        "a fraction of a second is sent"
+    )
+}
+
+try dates()
 try await requestsAndModels()
 try await documentedErrors()
 try await queriesAndPages()

@@ -53,6 +53,10 @@ enum EndpointEmitter {
             out.line("///")
         }
         out.line("/// `\(plan.method.uppercased()) \(plan.path)` (`\(plan.label)`).")
+        if let server = plan.servers.first {
+            out.line("/// The description serves it at `\(server)`, not at the API's first server: send it through an")
+            out.line("/// environment whose base URL is that.")
+        }
         if kind.data != nil {
             out.line("/// Send it with `using:` and the \(kind.data ?? "credential") of `\(kind.type)`.")
         } else if kind == .authenticated {

@@ -51,6 +51,9 @@ struct OperationPlan: Equatable, Sendable {
     /// order: JSON responses outside 2xx.
     var errors: [ErrorBody] = []
 
+    /// The servers the description names for this operation or its path alone, when they are not the API's.
+    var servers: [String] = []
+
     /// How the next page of the operation's response is found, when the description shows it.
     var paging: Paging?
 

@@ -24,13 +24,21 @@ struct OperationPlanner {
             for endpoint in item.endpoints {
                 let label = endpoint.operation.operationId ?? "\(endpoint.method.rawValue) \(path.rawValue)"
                 switch plan(endpoint, path: path.rawValue, shared: item.parameters, label: label) {
-                case .success(let plan): result.append(plan)
+                case .success(var plan):
+                    plan.servers = ownServers(endpoint.operation.servers ?? item.servers ?? [])
+                    result.append(plan)
                 case .failure(let issue):
                     notes.append(GenerationNote(operation: label, issue: issue, operationSkipped: true))
                 }
             }
         }
         return result
+    }
+
+    /// `servers` unless they are the API's own first server.
+    private func ownServers(_ servers: [OpenAPI.Server]) -> [String] {
+        let own = servers.map { $0.urlTemplate.absoluteString }
+        return own.isEmpty || own.first == document.servers.first?.urlTemplate.absoluteString ? [] : own
     }
 
     private mutating func plan(

@@ -16,7 +16,7 @@ extension SchemaMapper {
                     key: key,
                     name: Self.unique(SwiftName.member(key), in: &taken),
                     type: type,
-                    isOptional: !property.required || isNullable(property),
+                    isOptional: !property.required || isNullable(property) || isOneWay(property),
                     documentation: property.description
                 )
             )

@@ -96,6 +96,13 @@ struct SchemaMapper {
         }
     }
 
+    /// Whether `schema` is read-only or write-only: a member one direction never carries, so optional in the one
+    /// model both directions share, even when required (Linode's `Domain.id` must not be sent).
+    func isOneWay(_ schema: JSONSchema) -> Bool {
+        let target = resolved(schema) ?? schema
+        return schema.readOnly || schema.writeOnly || target.readOnly || target.writeOnly
+    }
+
     /// The schema a reference names, followed through references; `nil` when it names nothing.
     func resolved(_ schema: JSONSchema) -> JSONSchema? {
         var current = schema

@@ -20,6 +20,9 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "An overlay (YAML) with the kinds and settings the description does not give.")
     var overlay: String?
 
+    @Option(help: .hidden)
+    var roundTripCalls: String?
+
     mutating func run() throws {
         let started = ContinuousClock.now
         let overlay =
@@ -28,6 +31,10 @@ struct GenerateCommand: ParsableCommand {
         let read = ContinuousClock.now - started
         let module = OpenAPIGenerator(overlay: overlay).generate(from: document)
         try module.write(to: URL(fileURLWithPath: output, isDirectory: true))
+        if let roundTripCalls {
+            let text = OpenAPIGenerator(overlay: overlay).roundTripCalls(for: document)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: roundTripCalls))
+        }
         for note in module.notes { FileHandle.standardError.write(Data("endpointkit-openapi: \(note)\n".utf8)) }
         let skipped = module.notes.filter(\.operationSkipped).count
         let elapsed = ContinuousClock.now - started

@@ -157,19 +157,90 @@ public enum OpenAPICoding {
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-            if let date = try? Date(text, strategy: fractional) { return date }
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "not an RFC 3339 date-time: \(text)")
+            guard let date = RFC3339.date(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "not an RFC 3339 date-time: \(text)")
+            }
+            return date
         }
         return decoder
     }()
 
-    /// Encodes request bodies; dates as RFC 3339 text in UTC.
+    /// Encodes request bodies; dates as RFC 3339 text in UTC, with milliseconds when a date has a fraction.
     public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
+            let style = Date.ISO8601FormatStyle(includingFractionalSeconds: !whole)
+            try container.encode(date.formatted(style))
+        }
         return encoder
     }()
+}
+
+/// Reads RFC 3339 date-time text (section 5.6): years 0000 to 9999, any number of fractional digits, `Z` or an
+/// offset up to ±23:59, `T` or `t` between date and time.
+enum RFC3339 {
+    static func date(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        func number(_ start: Int, _ count: Int) -> Int? {
+            guard start >= 0, start + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[start..<(start + count)] {
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        func byte(_ index: Int) -> UInt8 { index < bytes.count ? bytes[index] : 0 }
+        guard let year = number(0, 4), byte(4) == 45, let month = number(5, 2), byte(7) == 45,
+            let day = number(8, 2), byte(10) == 84 || byte(10) == 116, let hour = number(11, 2), byte(13) == 58,
+            let minute = number(14, 2), byte(16) == 58, let second = number(17, 2)
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if byte(index) == 46 {
+            index += 1
+            var scale = 0.1
+            let start = index
+            while byte(index) >= 48, byte(index) <= 57 {
+                fraction += Double(byte(index) - 48) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        var offset = 0
+        if byte(index) == 90 || byte(index) == 122 {
+            index += 1
+        } else if byte(index) == 43 || byte(index) == 45, let hours = number(index + 1, 2), byte(index + 3) == 58,
+            let minutes = number(index + 4, 2), hours <= 23, minutes <= 59
+        {
+            offset = (hours * 3600 + minutes * 60) * (byte(index) == 43 ? 1 : -1)
+            index += 6
+        } else {
+            return nil
+        }
+        guard index == bytes.count, (1...12).contains(month), day >= 1, day <= days(in: month, of: year),
+            hour <= 23, minute <= 59, second <= 60
+        else { return nil }
+        let seconds = daysSince1970(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    private static func days(in month: Int, of year: Int) -> Int {
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+    }
+
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar.
+    private static func daysSince1970(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let shifted = month <= 2 ? year - 1 : year
+        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
 }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# scripts/openapi-roundtrip.sh SPEC [SEED]: the round trip of the endpoints generated from SPEC. A fixture server
+# made from SPEC (scripts/openapi-roundtrip-server.py: openapi-core validates each request, hypothesis-jsonschema
+# makes each sample argument and each response body, seeded) answers a driver (Generator/RoundTrip/main.swift)
+# that calls every generated operation once. Prints each operation's outcome, then the rates: requests the
+# description accepts, and schema-valid responses decoded. Exits 1 when a request is invalid or a response is not
+# decoded.
+set -euo pipefail
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+    echo "usage: scripts/openapi-roundtrip.sh SPEC [SEED]" >&2
+    exit 64
+fi
+spec=$(realpath "$1")
+seed=${2:-1}
+cd "$(dirname "$0")/.."
+
+bin=$(swift build --enable-all-traits --show-bin-path)
+modules="$bin/Modules"
+[ -d "$modules" ] || modules="$bin"
+work=$(mktemp -d)
+server=""
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+OPENAPI_ROUND_TRIP_CALLS="$work/calls.swift" scripts/openapi-generate.sh "$spec" "$work/module" 2>/dev/null
+objects=()
+while IFS= read -r source; do
+    objects+=("$bin/EndpointKit.build/$(basename "$source").o")
+done < <(find Sources/EndpointKit -name '*.swift' | sort)
+swiftc -swift-version 6 -module-name RoundTrip -I "$modules" "$work"/module/*.swift "$work/calls.swift" \
+    Generator/RoundTrip/main.swift "${objects[@]}" -o "$work/round-trip"
+
+python3 scripts/openapi-roundtrip-server.py "$spec" "$work" --seed "$seed" >"$work/server.log" 2>&1 &
+server=$!
+for _ in $(seq 600); do
+    [ -s "$work/port" ] && break
+    kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
+    sleep 0.2
+done
+[ -s "$work/port" ] || { echo "openapi round trip: the fixture server did not start" >&2; exit 1; }
+"$work/round-trip" "$work/samples.json" "$(cat "$work/port")" | tee "$work/driver.log"
+
+python3 - "$work/requests.jsonl" "$work/driver.log" "$seed" <<'PY'
+import collections, json, sys
+requests = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+invalid = [r for r in requests if not r["valid"]]
+for request in invalid:
+    print(f"openapi round trip: {request['operation']}: request invalid: {' | '.join(request['errors'])[:600]}")
+outcomes = collections.Counter()
+for line in open(sys.argv[2], encoding="utf-8"):
+    if line.startswith("round trip: ") and line.count(":") >= 2 and " operations: " not in line:
+        outcomes[line.split(": ")[2].strip()] += 1
+sent = len(requests)
+decoded = outcomes["response decoded"]
+answered = decoded + outcomes["response not decoded"]
+print(f"openapi round trip (seed {sys.argv[3]}): {sum(outcomes.values())} operations, {sent} requests sent, "
+      f"{sent - len(invalid)} valid ({100 * (sent - len(invalid)) / max(sent, 1):.1f} %); "
+      f"{decoded} of {answered} responses decoded ({100 * decoded / max(answered, 1):.1f} %)")
+sys.exit(1 if invalid or decoded != answered else 0)
+PY
