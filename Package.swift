@@ -20,7 +20,8 @@ let package = Package(
         .library(name: "EndpointKitAsyncHTTPClient", targets: ["EndpointKitAsyncHTTPClient"]),
         .library(name: "EndpointKitObservability", targets: ["EndpointKitObservability"]),
         .library(name: "EndpointKitOpenAPI", targets: ["EndpointKitOpenAPI"]),
-        .executable(name: "endpointkit-openapi", targets: ["EndpointKitOpenAPITool"]),
+        .executable(name: "endpointkit-openapi", targets: ["endpointkit-openapi"]),
+        .plugin(name: "GenerateEndpoints", targets: ["GenerateEndpoints"]),
         .executable(name: "endpointkit-demo", targets: ["EndpointKitDemo"]),
     ],
     traits: [
@@ -134,11 +135,27 @@ let package = Package(
             path: "Generator/Sources/EndpointKitOpenAPI"
         ),
         .executableTarget(
-            name: "EndpointKitOpenAPITool",
+            name: "endpointkit-openapi",
             dependencies: ["EndpointKitOpenAPI"] + openAPIDependencies + [
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: openAPI)
             ],
             path: "Generator/Sources/EndpointKitOpenAPITool"
+        ),
+        .plugin(
+            name: "GenerateEndpoints",
+            capability: .command(
+                intent: .custom(
+                    verb: "generate-endpoints",
+                    description: "Writes typed EndpointKit endpoints from an OpenAPI description"
+                ),
+                permissions: [
+                    .writeToPackageDirectory(reason: "It writes the generated Swift sources into the folder you name")
+                ]
+            ),
+            // Named as its product: a plugin that depends on an executable target a product also builds finds
+            // it only through a product of the same name (SwiftPM 6.3 fails with "no product named" otherwise).
+            dependencies: ["endpointkit-openapi"],
+            path: "Generator/Plugins/GenerateEndpoints"
         ),
         .testTarget(
             name: "EndpointKitOpenAPITests",
@@ -195,7 +212,7 @@ var observabilityTestDependencies: [Target.Dependency] {
     ]
 }
 
-for target in package.targets {
+for target in package.targets where target.type != .plugin {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .enableUpcomingFeature("ExistentialAny"),

@@ -3,8 +3,9 @@
 # Generator/Tests/EndpointKitOpenAPITests/Fixtures/security-shapes.yaml (one operation per shape of security)
 # and type-checks it with each file of Generator/CompileChecks: every file in pass/ must type-check, and every
 # file in fail/ must fail with the error its first line names (`// expected-error: <extended regex>`). Then it
-# does the same with the modules of real descriptions (../shared/openapi), for a few of their operations. Last,
-# the fixture's generated code is built and run (Generator/RuntimeChecks).
+# does the same with the modules of real descriptions (../shared/openapi), for a few of their operations. Then the
+# demo's generated sources are written again through the command plugin (`swift package generate-endpoints`) and
+# must be the committed ones. Last, the fixture's generated code is built and run (Generator/RuntimeChecks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -90,14 +91,20 @@ echo "openapi compile checks: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
 
 # The demo calls endpoints generated from Generator/Demo/demo-api.yaml: the committed sources must be what the
-# generator writes from it now.
-scripts/openapi-generate.sh Generator/Demo/demo-api.yaml "$work/demo" >/dev/null
+# generator writes from it now. They are written through the package's command plugin, as a user runs it, into a
+# folder of the package (where the plugin may write), without a prompt.
+plugin_output=.build/openapi-plugin-check
+rm -rf "$plugin_output"
+swift package --enable-all-traits --allow-writing-to-package-directory generate-endpoints \
+    --spec Generator/Demo/demo-api.yaml --output "$plugin_output" >"$work/plugin.log" 2>&1 \
+    || { cat "$work/plugin.log" >&2; echo "openapi compile check FAILED: the generate-endpoints plugin failed" >&2; exit 1; }
+mv "$plugin_output" "$work/demo"
 if ! diff -r "$work/demo" Sources/EndpointKitDemo/Generated; then
     echo "openapi compile check FAILED: Sources/EndpointKitDemo/Generated is not what Generator/Demo/demo-api.yaml" \
         "generates; run scripts/openapi-generate.sh Generator/Demo/demo-api.yaml Sources/EndpointKitDemo/Generated" >&2
     exit 1
 fi
-echo "openapi compile check passed: the demo's generated endpoints are current"
+echo "openapi compile check passed: the demo's generated endpoints are current (written by the command plugin)"
 
 # Then the fixture's generated code runs (Generator/RuntimeChecks/main.swift): what each factory sends, what the
 # models decode, how documented errors are read, and what is redacted. It links the objects of EndpointKit's own

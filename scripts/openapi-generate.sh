@@ -28,7 +28,4 @@ if [[ "$spec" == *.gz ]]; then
     gzip -dc "$spec" > "$unpacked"
     spec=$unpacked
 fi
-# OPENAPI_ROUND_TRIP_CALLS=FILE also writes the calls of scripts/openapi-roundtrip.sh's driver there.
-extra=()
-[ -n "${OPENAPI_ROUND_TRIP_CALLS:-}" ] && extra=(--round-trip-calls "$OPENAPI_ROUND_TRIP_CALLS")
-"$tool" "$spec" "$out" "${overlay[@]}" "${extra[@]}"
+"$tool" "$spec" "$out" "${overlay[@]}"

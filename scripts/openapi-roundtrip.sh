@@ -14,7 +14,21 @@ spec=$(realpath "$1")
 seed=${2:-1}
 cd "$(dirname "$0")/.."
 
-bin=$(swift build --enable-all-traits --show-bin-path)
+# The fixture server's readers, pinned: the same versions make the same samples from the same seed.
+if ! python3 -c 'import openapi_core, hypothesis_jsonschema' 2>/dev/null; then
+    echo "openapi round trip: installing openapi-core and hypothesis-jsonschema from PyPI"
+    packages=(openapi-core==0.23.1 hypothesis-jsonschema==0.23.1 hypothesis==6.155.2)
+    python3 -m pip install --quiet --disable-pip-version-check "${packages[@]}" \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${packages[@]}"
+fi
+
+# ENDPOINTKIT_BIN names a debug build with every trait on (scripts/test.sh's), so that this script runs no
+# `swift build`, which would wait for another one using the same build folder.
+if [ -z "${ENDPOINTKIT_BIN:-}" ]; then
+    swift build --enable-all-traits --product endpointkit-openapi >/dev/null
+    ENDPOINTKIT_BIN=$(swift build --enable-all-traits --show-bin-path)
+fi
+bin=$ENDPOINTKIT_BIN
 modules="$bin/Modules"
 [ -d "$modules" ] || modules="$bin"
 work=$(mktemp -d)
@@ -25,7 +39,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-OPENAPI_ROUND_TRIP_CALLS="$work/calls.swift" scripts/openapi-generate.sh "$spec" "$work/module" 2>/dev/null
+if [[ "$spec" == *.gz ]]; then
+    gzip -dc "$spec" >"$work/description.yaml"
+    spec="$work/description.yaml"
+fi
+"$bin/endpointkit-openapi" "$spec" "$work/module" --round-trip-calls "$work/calls.swift" >/dev/null 2>&1
 objects=()
 while IFS= read -r source; do
     objects+=("$bin/EndpointKit.build/$(basename "$source").o")

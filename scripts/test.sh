@@ -15,7 +15,8 @@
 #   6. EndpointKit installed by URL with each set of traits, each making a call (scripts/install-check.sh), in the
 #      build folder of step 2, so SwiftNIO is not built again
 #   7. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan, default traits, made
-#      beside step 5)
+#      beside step 5); beside step 5 too, the round trip of the endpoints generated from Linode's and Box's
+#      descriptions against fixture servers made from them (scripts/openapi-roundtrip.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,7 @@ state=$(mktemp -d "${TMPDIR:-/tmp}/endpointkit-test.XXXXXX")
 cleanup() {
     [ -z "${fuzzing:-}" ] || kill "$fuzzing" 2>/dev/null || true
     [ -z "${tsan_build:-}" ] || kill "$tsan_build" 2>/dev/null || true
+    [ -z "${round_trip:-}" ] || kill "$round_trip" 2>/dev/null || true
     scripts/test-servers.sh stop "$state" || true
     rm -rf "$state"
 }
@@ -101,9 +103,29 @@ if [ $# -eq 0 ]; then
     echo "== the sanitizer's build, beside the cost gate"
     swift build --build-tests --scratch-path .build-tsan --sanitize=thread >"$state/tsan-build.log" 2>&1 &
     tsan_build=$!
+    # So does the generated endpoints' round trip: every operation of Linode's and Box's descriptions against a
+    # fixture server made from each (seed 1). It reads step 2's build without building (the gate builds in its
+    # folder), and is awaited before the install check builds there.
+    echo "== the generated endpoints' round trip (Linode, Box), beside the cost gate"
+    bin=$(swift build --enable-all-traits --show-bin-path)
+    {
+        ENDPOINTKIT_BIN=$bin scripts/openapi-roundtrip.sh ../shared/openapi/linode-4.5.0.yaml.gz 1 \
+            && ENDPOINTKIT_BIN=$bin scripts/openapi-roundtrip.sh ../shared/openapi/box-2.0.yaml.gz 1
+    } >"$state/round-trip.log" 2>&1 &
+    round_trip=$!
 
     echo "== the per-call cost gate (instructions and allocations per call against Benchmarks/Cost/baseline.json)"
     scripts/cost-gate.sh
+
+    echo "== the generated endpoints' round trip (its output)"
+    status=0
+    wait "$round_trip" || status=$?
+    round_trip=
+    grep -v "^round trip: .*: response decoded$" "$state/round-trip.log"
+    if [ "$status" -ne 0 ]; then
+        echo "the generated endpoints' round trip failed" >&2
+        exit 1
+    fi
 
     echo "== installed by URL, as a new user does: no trait, AsyncHTTPClient, Observability, both"
     # In this build's folder, which nothing after this step uses: SwiftNIO there is built already.

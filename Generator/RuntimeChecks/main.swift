@@ -66,7 +66,7 @@ let token = AccessToken("t0ken")
 /// What each kind sends, and what the models decode.
 func requestsAndModels() async throws {
     let thing =
-        #"{"id": 42, "name": "lamp", "status": "archived", "created_at": "2026-11-27T10:00:00Z", "parent": {"id": 1, "name": "room", "status": "active", "created_at": "2026-11-27T10:00:00.250Z"}}"#
+        #"{"id": 42, "serial": "SN-1", "name": "lamp", "status": "archived", "created_at": "2026-11-27T10:00:00Z", "parent": {"id": 1, "name": "room", "status": "active", "created_at": "2026-11-27T10:00:00.250Z"}}"#
     let recorder = Recorder([
         (200, thing), (200, "[]"), (200, "[]"), (200, "[]"), (200, "[]"), (201, thing), (201, thing), (200, "[]"),
     ])
@@ -85,6 +85,9 @@ func requestsAndModels() async throws {
         "an enum value the description does not list decodes as unknown and keeps its text"
     )
     check(fetched.parent?.status == .active && fetched.parent?.name == "room", "a type that holds itself decodes")
+    check(fetched.serial == "SN-1", "a required read-only member is read from a response")
+    let sentThing = String(decoding: try OpenAPICoding.encoder.encode(Thing(id: 7, name: "new")), as: UTF8.self)
+    check(!sentThing.contains("serial"), "a read-only member left nil is not sent: \(sentThing)")
     check(fetched.createdAt == Date(timeIntervalSince1970: 1_795_773_600), "a date-time decodes (RFC 3339)")
     check(
         fetched.parent?.createdAt == Date(timeIntervalSince1970: 1_795_773_600.25),

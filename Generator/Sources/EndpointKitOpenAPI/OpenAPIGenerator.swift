@@ -53,7 +53,8 @@ public struct OpenAPIGenerator: Sendable {
     /// `description` once with sample arguments; the caller declares `RoundTrip` (see `Generator/RoundTrip`).
     public func roundTripCalls(for description: OpenAPIDescription) -> String {
         var planner = OperationPlanner(document: description.document, overlay: overlay)
-        return RoundTripEmitter.text(planner.plans())
+        let plans = planner.plans()
+        return RoundTripEmitter.text(plans, kinds: planner.kinds.declarations)
     }
 
     private func header(_ out: inout SwiftWriter, networking: Bool) {

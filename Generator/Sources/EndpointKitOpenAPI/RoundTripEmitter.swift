@@ -6,7 +6,7 @@
 /// schema, decoded into the argument's Swift type. Each request names its operation in `X-Round-Trip-Operation`,
 /// so that the server answers with a body of that operation's success schema.
 enum RoundTripEmitter {
-    static func text(_ plans: [OperationPlan]) -> String {
+    static func text(_ plans: [OperationPlan], kinds: [String: KindDeclaration]) -> String {
         var out = SwiftWriter()
         out.line("// swift-format-ignore-file")
         out.line(
@@ -18,14 +18,17 @@ enum RoundTripEmitter {
         out.line()
         out.line("/// Calls every generated operation once through `trip`.")
         out.block("func callEveryOperation(_ trip: RoundTrip) async") { out in
-            for plan in plans { write(plan, to: &out) }
+            let declared = Dictionary(kinds.values.map { ("\(KindPlanner.namespace).\($0.name)", $0) }) { first, _ in
+                first
+            }
+            for plan in plans { write(plan, kinds: declared, to: &out) }
         }
         return out.text
     }
 
-    private static func write(_ plan: OperationPlan, to out: inout SwiftWriter) {
+    private static func write(_ plan: OperationPlan, kinds: [String: KindDeclaration], to out: inout SwiftWriter) {
         let label = SwiftName.literal(plan.label)
-        guard let kind = plan.kinds.first, let credential = credential(for: kind) else {
+        guard let kind = plan.kinds.first, let credential = credential(for: kind, kinds: kinds) else {
             out.line("trip.skip(\(label), \"no sample credential for its kind\")")
             return
         }
@@ -64,12 +67,36 @@ enum RoundTripEmitter {
     }
 
     /// The `using:` argument of a call of `kind`, empty when it needs none, `nil` when no sample is written.
-    private static func credential(for kind: KindReference) -> String? {
+    private static func credential(for kind: KindReference, kinds: [String: KindDeclaration]) -> String? {
+        if kind.data == nil { return kind == .authenticated ? nil : "" }
+        return value(of: kind, kinds: kinds).map { ", using: " + $0 }
+    }
+
+    /// A sample of `kind`'s request data: a token, basic credentials, the first alternative of an OR, every
+    /// credential of an AND.
+    private static func value(of kind: KindReference, kinds: [String: KindDeclaration]) -> String? {
         switch kind.data {
-        case nil: kind == .authenticated ? nil : ""
-        case "AccessToken": ", using: AccessToken(\"round-trip-token\")"
-        case "BasicCredentials": ", using: BasicCredentials(user: \"round-trip\", password: \"round-trip-password\")"
-        default: nil
+        case "AccessToken": return "AccessToken(\"round-trip-token\")"
+        case "BasicCredentials": return "BasicCredentials(user: \"round-trip\", password: \"round-trip-password\")"
+        default: break
+        }
+        switch kinds[kind.type] {
+        case .anyOf(_, let alternatives):
+            for part in alternatives where part.kind.data != nil {
+                if let value = value(of: part.kind, kinds: kinds) {
+                    return ".\(SwiftName.escaped(part.name))(\(value))"
+                }
+            }
+            return nil
+        case .allOf(_, let parts):
+            var values: [String] = []
+            for part in parts where part.kind.data != nil {
+                guard let value = value(of: part.kind, kinds: kinds) else { return nil }
+                values.append("\(SwiftName.escaped(part.name)): \(value)")
+            }
+            return ".init(\(values.joined(separator: ", ")))"
+        default:
+            return nil
         }
     }
 }

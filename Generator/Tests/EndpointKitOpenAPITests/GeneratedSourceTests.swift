@@ -46,11 +46,16 @@ struct GeneratedSourceTests {
         #expect(endpoints.contains("body: JSONBody(body, encoder: OpenAPICoding.encoder),"))
     }
 
-    @Test("A type that holds itself directly is a final class; enums are open; unions follow a discriminator")
+    @Test(
+        "A type that holds itself directly is a final class; enums are open; unions follow a discriminator; a required read-only member is optional"
+    )
     func models() throws {
         let shapes = try #require(try module("security-shapes.yaml")["Models.swift"])
         #expect(shapes.contains("public final class Thing: Codable, Sendable {"))
         #expect(shapes.contains("public let parent: Thing?"))
+        // Required, and read-only: the server sends it, and a request must not.
+        #expect(shapes.contains("public let serial: String?"))
+        #expect(shapes.contains("public let name: String\n"))
         #expect(shapes.contains("case unknown(String)"))
         let pets = try #require(
             try module("petstore.yaml", overlay: Overlay(yaml: "kinds:\n  default: public\n"))["Models.swift"]
@@ -171,17 +176,20 @@ struct RealDescriptionTests {
         )
     }
 
-    @Test("Linode 4.5.0: all 220 operations, public ones public and the rest bearer")
+    @Test("Linode 4.5.0: all 220 operations, public ones public and the rest bearer; other servers named")
     func linode() async throws {
-        let (count, notes, regions, account) = try await Fixtures.offPool {
+        let (count, notes, regions, account, servers) = try await Fixtures.offPool {
             let (plans, notes) = Fixtures.plans(try Fixtures.shared("linode-4.5.0"))
             let kinds = { (label: String) in plans.first { $0.label == label }?.kinds }
-            return (plans.count, notes.count, kinds("getRegions"), kinds("getAccount"))
+            let servers = plans.first { $0.label == "getObjectStorageBuckets" }?.servers
+            return (plans.count, notes.count, kinds("getRegions"), kinds("getAccount"), servers)
         }
         #expect(count == 220)
         #expect(notes == 0)
         #expect(regions == [.public])
         #expect(account == [.bearer])
+        // Its object storage is served at /v4beta, which the factory's documentation says.
+        #expect(servers == ["https://api.linode.com/v4beta"])
     }
 }
 #endif
