@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """A fixture server made from an OpenAPI description, for the generated endpoints' round trip.
 
-    openapi-roundtrip-server.py SPEC DIR [--seed N]
+    openapi-roundtrip-server.py SPEC DIR [--seed N] [--sample COUNT]
 
 Writes DIR/samples.json (for every operation, a sample value of each parameter and of its JSON request body, made
 from their schemas by hypothesis-jsonschema, and the API's base path), then serves on 127.0.0.1: each request is
 validated against the description by openapi-core (the verdict appended to DIR/requests.jsonl) and answered with a
 body made from the operation's success response schema, seeded by N and the operation. DIR/port holds the port
-once the server listens. SPEC may be gzipped. Stops on SIGTERM.
+once the server listens. SPEC may be gzipped. Stops on SIGTERM. With --sample, only COUNT operations, drawn with
+the seed, have samples (Stripe's 468 take the fixture too long to answer in CI).
 
 Values are schema-valid with three bounds, said here because they are choices: integers without bounds stay
 within +/-2^53 (JSON's interoperable range, RFC 8259), a path parameter string without a pattern or format is made
@@ -93,12 +94,12 @@ def json_schema(document, schema, depth=0, hidden="readOnly"):
     return result
 
 
-def example(schema, seed):
-    """One value of `schema`, the same for the same seed."""
+def example(schema, seed, tries=4):
+    """One value of `schema`, the same for the same seed: the last of `tries` draws (the first are the simplest)."""
     found = []
 
     @hypothesis_seed(seed)
-    @settings(max_examples=4, phases=[Phase.generate], database=None, deadline=None,
+    @settings(max_examples=tries, phases=[Phase.generate], database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(from_schema(schema))
     def draw(value):
@@ -168,10 +169,14 @@ def declare_form_fields(document):
                 properties.setdefault(name, {"type": "string"})
 
 
-def samples(document, seed):
-    """For each operation: `place:name` → a value of each parameter, `body` → a JSON request body."""
+def samples(document, seed, count=None):
+    """For each operation (or `count` of them, drawn with `seed`): `place:name` → a value of each parameter,
+    `body` → a JSON or form request body."""
     made = {}
-    for path, method, operation, shared in operations(document):
+    every = list(operations(document))
+    if count is not None:
+        every = random.Random(seed).sample(every, min(count, len(every)))
+    for path, method, operation, shared in every:
         label = label_of(path, method, operation)
         values = {}
         parameters = {}
@@ -252,18 +257,21 @@ class Fixture:
 
 def main():
     arguments = sys.argv[1:]
-    seed = 1
-    if "--seed" in arguments:
-        index = arguments.index("--seed")
-        seed = int(arguments[index + 1])
-        del arguments[index:index + 2]
+    options = {"--seed": 1, "--sample": None}
+    for option in options:
+        if option in arguments:
+            index = arguments.index(option)
+            options[option] = int(arguments[index + 1])
+            del arguments[index:index + 2]
+    seed, count = options["--seed"], options["--sample"]
     spec, folder = arguments
     document = load(spec)
     base = document.get("servers", [{"url": "/"}])[0]["url"]
     base_path = "/" + base.split("://", 1)[-1].split("/", 1)[1] if "://" in base and "/" in base.split("://", 1)[1] else "/"
     print(f"openapi-roundtrip-server: seed {seed}", flush=True)
     with open(f"{folder}/samples.json", "w", encoding="utf-8") as handle:
-        json.dump({"base": base_path.rstrip("/"), "seed": seed, "operations": samples(document, seed)}, handle)
+        made = samples(document, seed, count)
+        json.dump({"base": base_path.rstrip("/"), "seed": seed, "sampled": count is not None, "operations": made}, handle)
     server = make_server("127.0.0.1", 0, None, threaded=True)
     port = server.server_port
     server.app = Fixture(document, seed, f"{folder}/requests.jsonl", f"http://127.0.0.1:{port}{base_path.rstrip('/')}")

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# scripts/openapi-roundtrip.sh SPEC [SEED]: the round trip of the endpoints generated from SPEC. A fixture server
+# scripts/openapi-roundtrip.sh SPEC [SEED [SAMPLE]]: the round trip of the endpoints generated from SPEC. A fixture server
 # made from SPEC (scripts/openapi-roundtrip-server.py: openapi-core validates each request, hypothesis-jsonschema
 # makes each sample argument and each response body, seeded) answers a driver (Generator/RoundTrip/main.swift)
-# that calls every generated operation once. Prints each operation's outcome, then the rates: requests the
+# that calls every generated operation once (or SAMPLE of them, drawn with the seed). Prints each operation's outcome, then the rates: requests the
 # description accepts, and schema-valid responses decoded. Exits 1 when a request is invalid or a response is not
 # decoded.
 set -euo pipefail
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-    echo "usage: scripts/openapi-roundtrip.sh SPEC [SEED]" >&2
+if [ $# -lt 1 ] || [ $# -gt 3 ]; then
+    echo "usage: scripts/openapi-roundtrip.sh SPEC [SEED [SAMPLE]]" >&2
     exit 64
 fi
 spec=$(realpath "$1")
 seed=${2:-1}
+sample=()
+[ $# -eq 3 ] && sample=(--sample "$3")
 cd "$(dirname "$0")/.."
 
 # The fixture server's readers, pinned: the same versions make the same samples from the same seed.
@@ -51,7 +53,7 @@ done < <(find Sources/EndpointKit -name '*.swift' | sort)
 swiftc -swift-version 6 -module-name RoundTrip -I "$modules" "$work"/module/*.swift "$work/calls.swift" \
     Generator/RoundTrip/main.swift "${objects[@]}" -o "$work/round-trip"
 
-python3 scripts/openapi-roundtrip-server.py "$spec" "$work" --seed "$seed" >"$work/server.log" 2>&1 &
+python3 scripts/openapi-roundtrip-server.py "$spec" "$work" --seed "$seed" "${sample[@]}" >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 600); do
     [ -s "$work/port" ] && break
@@ -74,7 +76,8 @@ for line in open(sys.argv[2], encoding="utf-8"):
 sent = len(requests)
 decoded = outcomes["response decoded"]
 answered = decoded + outcomes["response not decoded"]
-print(f"openapi round trip (seed {sys.argv[3]}): {sum(outcomes.values())} operations, {sent} requests sent, "
+print(f"openapi round trip (seed {sys.argv[3]}): {sum(outcomes.values())} operations, "
+      f"{sum(outcomes.values()) - outcomes['not in the sample']} in the sample, {sent} requests sent, "
       f"{sent - len(invalid)} valid ({100 * (sent - len(invalid)) / max(sent, 1):.1f} %); "
       f"{decoded} of {answered} responses decoded ({100 * decoded / max(answered, 1):.1f} %)")
 sys.exit(1 if invalid or decoded != answered else 0)

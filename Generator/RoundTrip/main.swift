@@ -1,7 +1,7 @@
 // The driver of the generated endpoints' round trip (scripts/openapi-roundtrip.sh): built with a module generated
 // from a description and the `callEveryOperation` the generator writes for it (--round-trip-calls), it calls every
-// operation once against the fixture server made from the same description, with arguments decoded from the
-// server's samples, and prints one line per operation and the counts.
+// operation the server made samples for once against the fixture server made from the same description, with
+// arguments decoded from those samples, and prints one line per operation and the counts.
 //
 //     round-trip SAMPLES.json PORT
 import EndpointKit
@@ -20,6 +20,7 @@ final class RoundTrip: Sendable {
         case failed = "call failed"
         case noSample = "no sample argument"
         case skipped = "not called"
+        case outOfSample = "not in the sample"
     }
 
     struct SampleError: Error, CustomStringConvertible {
@@ -28,6 +29,8 @@ final class RoundTrip: Sendable {
 
     let client: EndpointClient
     private let samples: [String: [String: Data]]
+    /// Whether the server made samples for some operations only: the others are not called.
+    private let sampled: Bool
     private let outcomes = Locked<[(String, Outcome, String)]>([])
 
     init(samples file: URL, port: Int) throws {
@@ -40,6 +43,7 @@ final class RoundTrip: Sendable {
             }
         }
         self.samples = samples
+        sampled = root["sampled"] as? Bool ?? false
         let url = URL(string: "http://127.0.0.1:\(port)\(base)") ?? URL(fileURLWithPath: "/")
         client = EndpointClient(environment: ServerEnvironment(baseURL: url))
     }
@@ -63,6 +67,7 @@ final class RoundTrip: Sendable {
     }
 
     func call(_ operation: String, _ body: (EndpointClient) async throws -> Void) async {
+        guard !sampled || samples[operation] != nil else { return record(operation, .outOfSample, "") }
         do {
             try await body(client)
             record(operation, .decoded, "")
@@ -81,7 +86,10 @@ final class RoundTrip: Sendable {
         }
     }
 
-    func skip(_ operation: String, _ reason: String) { record(operation, .skipped, reason) }
+    func skip(_ operation: String, _ reason: String) {
+        let inSample = !sampled || samples[operation] != nil
+        record(operation, inSample ? .skipped : .outOfSample, inSample ? reason : "")
+    }
 
     private func record(_ operation: String, _ outcome: Outcome, _ detail: String) {
         outcomes.withLock { $0.append((operation, outcome, detail)) }

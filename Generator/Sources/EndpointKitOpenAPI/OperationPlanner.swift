@@ -35,6 +35,17 @@ struct OperationPlanner {
         return result
     }
 
+    /// Whether every content of `request` is an object with no properties that allows no others: a body that can
+    /// hold nothing, left out without a note.
+    private func holdsNothing(_ request: OpenAPI.Request) -> Bool {
+        request.content.values.allSatisfy { value in
+            guard let schema = document.components[value]?.schema, let resolved = schemas.resolved(schema),
+                case .object(_, let object) = resolved.value
+            else { return false }
+            return object.properties.isEmpty && object.additionalProperties == .a(false)
+        }
+    }
+
     /// `servers` unless they are the API's own first server.
     private func ownServers(_ servers: [OpenAPI.Server]) -> [String] {
         let own = servers.map { $0.urlTemplate.absoluteString }
@@ -68,7 +79,16 @@ struct OperationPlanner {
                 notes.append(GenerationNote(operation: label, issue: issue, operationSkipped: false))
             }
         }
-        let body = requestBody(operation, name: name)
+        // EndpointKit sends no body with GET or HEAD (Stripe's GETs declare an optional, empty form).
+        let carriesBody = endpoint.method != .get && endpoint.method != .head
+        if !carriesBody, let request = operation.requestBody.flatMap({ document.components[$0] }),
+            !holdsNothing(request)
+        {
+            let issue = GenerationIssue.unsupported("a \(endpoint.method.rawValue) request carries no body")
+            if request.required { return .failure(issue) }
+            notes.append(GenerationNote(operation: label, issue: issue, operationSkipped: false))
+        }
+        let body = carriesBody ? requestBody(operation, name: name) : (argument: nil, kind: nil)
         if let argument = body.argument { arguments.append(argument) }
         let errors = errorBodies(operation, name: name)
         let responseType = response(operation, name: name)

@@ -160,6 +160,55 @@ extension GeneratedSourceTests {
     }
 }
 
+extension GeneratedSourceTests {
+    @Test(
+        "A GET's body is left out: silently when it can hold nothing, named when it could, with its operation when required"
+    )
+    func bodiesOfGet() throws {
+        let yaml = """
+            openapi: 3.0.3
+            info: {title: t, version: '1'}
+            paths:
+              /empty:
+                get:
+                  operationId: getEmpty
+                  requestBody:
+                    content:
+                      application/x-www-form-urlencoded:
+                        schema: {type: object, properties: {}, additionalProperties: false}
+                  responses: {'200': {description: ok}}
+              /filled:
+                get:
+                  operationId: getFilled
+                  requestBody:
+                    content:
+                      application/json:
+                        schema: {type: object, properties: {q: {type: string}}}
+                  responses: {'200': {description: ok}}
+              /required:
+                get:
+                  operationId: getRequired
+                  requestBody:
+                    required: true
+                    content:
+                      application/json:
+                        schema: {type: object, properties: {q: {type: string}}}
+                  responses: {'200': {description: ok}}
+            """
+        let overlay = try Overlay(yaml: "kinds:\n  default: public\n")
+        let (plans, notes) = Fixtures.plans(try OpenAPIDescription(text: yaml), overlay: overlay)
+
+        #expect(plans.map(\.label) == ["getEmpty", "getFilled"])
+        #expect(plans.allSatisfy { $0.body == nil && !$0.arguments.contains { $0.place == .body } })
+        #expect(
+            notes.map(\.description) == [
+                "getFilled: not supported: a GET request carries no body (parameter left out)",
+                "getRequired: not supported: a GET request carries no body (operation not generated)",
+            ]
+        )
+    }
+}
+
 @Suite("Real descriptions: every operation generates")
 struct RealDescriptionTests {
     @Test("Box 2.0: all 175 operations; one optional parameter left out, and named")
