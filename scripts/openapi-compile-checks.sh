@@ -15,7 +15,8 @@ modules="$bin/Modules"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-scripts/openapi-generate.sh Generator/Tests/EndpointKitOpenAPITests/Fixtures/security-shapes.yaml "$work/shapes" 2>/dev/null
+scripts/openapi-generate.sh Generator/Tests/EndpointKitOpenAPITests/Fixtures/security-shapes.yaml "$work/shapes" \
+    Generator/Tests/EndpointKitOpenAPITests/Fixtures/security-shapes-overlay.yaml 2>/dev/null
 
 passed=0
 failed=0

@@ -94,6 +94,12 @@ func requestsAndModels() async throws {
         "a date-time with fractional seconds decodes"
     )
 
+    let options = Endpoint<EndpointKinds.Private, Thing>.getThing(thingId: 42).options
+    check(
+        !options.isCached && !options.isIdempotencyKeyed
+            && options.cacheDirectives == CacheDirectives(maxAge: .seconds(60), staleIfError: .seconds(300)),
+        "the overlay's options for an operation are set on its endpoint"
+    )
     _ = try await client.response(for: .listPublicThings(limit: 5, status: .retired))
     _ = try await client.response(for: .listThingsWithHeaderKey(), using: AccessToken("header-key"))
     _ = try await client.response(for: .listThingsWithQueryKey(), using: AccessToken("query key+1"))

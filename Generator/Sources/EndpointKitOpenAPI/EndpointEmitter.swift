@@ -180,6 +180,7 @@ enum EndpointEmitter {
         out.line("    envelope: .plain")
         out.line(")")
         out.line("endpoint.decoder = \(SupportFile.coding).decoder")
+        for statement in plan.settings?.statements ?? [] { out.line(statement) }
         out.line("return endpoint")
     }
 

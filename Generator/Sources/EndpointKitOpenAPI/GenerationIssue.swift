@@ -6,12 +6,15 @@ public enum GenerationIssue: Error, Equatable, Sendable, CustomStringConvertible
     case undecidedKind(String)
     /// The operation has a shape the generator does not write: it is not generated.
     case unsupported(String)
+    /// The overlay says something about an operation the description does not have: nothing is changed.
+    case overlay(String)
 
     /// The reason, as the tool prints it.
     public var description: String {
         switch self {
         case .undecidedKind(let reason): "no kind: \(reason)"
         case .unsupported(let reason): "not supported: \(reason)"
+        case .overlay(let reason): "overlay: \(reason)"
         }
     }
 }
@@ -27,7 +30,8 @@ public struct GenerationNote: Equatable, Sendable, CustomStringConvertible {
 
     /// The operation, the reason, and what was left out, as the tool prints it.
     public var description: String {
-        "\(operation): \(issue)" + (operationSkipped ? " (operation not generated)" : " (parameter left out)")
+        if case .overlay = issue { return "\(operation): \(issue)" }
+        return "\(operation): \(issue)" + (operationSkipped ? " (operation not generated)" : " (parameter left out)")
     }
 }
 #endif

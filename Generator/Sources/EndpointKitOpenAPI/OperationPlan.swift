@@ -51,6 +51,9 @@ struct OperationPlan: Equatable, Sendable {
     /// order: JSON responses outside 2xx.
     var errors: [ErrorBody] = []
 
+    /// The overlay's name and options for this operation, if it names it.
+    var settings: Overlay.OperationSettings?
+
     /// The servers the description names for this operation or its path alone, when they are not the API's.
     var servers: [String] = []
 

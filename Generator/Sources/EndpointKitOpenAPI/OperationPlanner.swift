@@ -6,11 +6,13 @@ struct OperationPlanner {
     var schemas: SchemaMapper
     var kinds: KindPlanner
     let document: OpenAPI.Document
+    let overlay: Overlay
     private(set) var notes: [GenerationNote] = []
     private var takenNames = Set<String>()
 
     init(document: OpenAPI.Document, overlay: Overlay) {
         self.document = document
+        self.overlay = overlay
         schemas = SchemaMapper(components: document.components)
         kinds = KindPlanner(components: document.components, overlay: overlay)
     }
@@ -19,10 +21,12 @@ struct OperationPlanner {
     mutating func plans() -> [OperationPlan] {
         schemas.declareComponents()
         var result: [OperationPlan] = []
+        var labels = Set<String>()
         for (path, item) in document.paths {
             guard let item = document.components[item] else { continue }
             for endpoint in item.endpoints {
                 let label = endpoint.operation.operationId ?? "\(endpoint.method.rawValue) \(path.rawValue)"
+                labels.insert(label)
                 switch plan(endpoint, path: path.rawValue, shared: item.parameters, label: label) {
                 case .success(var plan):
                     plan.servers = ownServers(endpoint.operation.servers ?? item.servers ?? [])
@@ -31,6 +35,10 @@ struct OperationPlanner {
                     notes.append(GenerationNote(operation: label, issue: issue, operationSkipped: true))
                 }
             }
+        }
+        for name in (overlay.operations ?? [:]).keys.sorted() where !labels.contains(name) {
+            let issue = GenerationIssue.overlay("the description has no such operation; its settings change nothing")
+            notes.append(GenerationNote(operation: name, issue: issue, operationSkipped: false))
         }
         return result
     }
@@ -68,7 +76,8 @@ struct OperationPlanner {
             if case .failure(let issue) = decided { return .failure(issue) }
             return .failure(.unsupported("no kind"))
         }
-        let name = factoryName(operation.operationId, method: endpoint.method.rawValue, path: path)
+        let settings = overlay.operations?[label]
+        let name = factoryName(settings?.name ?? operation.operationId, method: endpoint.method.rawValue, path: path)
         var arguments: [OperationPlan.Argument] = []
         var taken: Set<String> = ["body"]
         for parameter in Self.merged(shared, operation.parameters, in: document.components) {
@@ -106,6 +115,7 @@ struct OperationPlanner {
                 summary: operation.summary ?? operation.description,
                 isDeprecated: operation.deprecated,
                 errors: errors,
+                settings: settings,
                 paging: paging(operation, response: responseType, arguments: arguments)
             )
         )

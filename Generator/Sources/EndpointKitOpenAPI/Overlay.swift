@@ -10,6 +10,10 @@ import Yams
 ///       bearerTokens: middleware # bearer and OAuth schemes become EndpointKinds.Authenticated
 ///       operations:
 ///         createPets: basic      # public, bearer, basic, authenticated, or a security scheme's name
+///     operations:
+///       getThing:                # see OperationSettings
+///         name: thing
+///         cache: { maxAge: 60 }
 public struct Overlay: Decodable, Equatable, Sendable {
     /// Kinds for operations: a default, how bearer tokens are given, and kinds by `operationId`.
     public struct Kinds: Decodable, Equatable, Sendable {
@@ -20,15 +24,43 @@ public struct Overlay: Decodable, Equatable, Sendable {
         public var bearerTokens: String?
         /// Kinds by `operationId`, over what the description says.
         public var operations: [String: String]?
+
+        /// Reads the kinds; a key it does not know is an error.
+        public init(from decoder: any Decoder) throws {
+            try Overlay.refuseUnknownKeys(in: decoder, known: CodingKeys.self)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            `default` = try container.decodeIfPresent(String.self, forKey: .default)
+            bearerTokens = try container.decodeIfPresent(String.self, forKey: .bearerTokens)
+            operations = try container.decodeIfPresent([String: String].self, forKey: .operations)
+        }
+
+        private enum CodingKeys: String, CodingKey, CaseIterable {
+            case `default`, bearerTokens, operations
+        }
     }
 
     /// Kinds for operations, over what the description says.
     public var kinds: Kinds?
 
+    /// Names and options by operation (its `operationId`, or its method and path).
+    public var operations: [String: OperationSettings]?
+
     /// An overlay with `kinds`; an empty one changes nothing.
     public init(kinds: Kinds? = nil) { self.kinds = kinds }
 
-    /// Reads an overlay from YAML (or JSON) text.
+    /// Reads an overlay; a key it does not know is an error.
+    public init(from decoder: any Decoder) throws {
+        try Overlay.refuseUnknownKeys(in: decoder, known: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kinds = try container.decodeIfPresent(Kinds.self, forKey: .kinds)
+        operations = try container.decodeIfPresent([String: OperationSettings].self, forKey: .operations)
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case kinds, operations
+    }
+
+    /// Reads an overlay from YAML (or JSON) text; a setting it does not know is an error.
     public init(yaml: String) throws {
         self = try YAMLDecoder().decode(Overlay.self, from: yaml)
     }

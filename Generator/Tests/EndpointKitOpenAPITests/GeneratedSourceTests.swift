@@ -209,6 +209,53 @@ extension GeneratedSourceTests {
     }
 }
 
+extension GeneratedSourceTests {
+    @Test("The overlay names a factory and sets its options; it reports an operation the description lacks")
+    func overlaySettings() throws {
+        let overlay = try Overlay(
+            yaml: """
+                operations:
+                  getThing:
+                    name: thing
+                    cached: false
+                    cache: { noCache: true, maxAge: 60 }
+                    logged: false
+                  getThng:
+                    cached: false
+                """
+        )
+        let description = try Fixtures.description("security-shapes.yaml")
+        let module = OpenAPIGenerator(overlay: overlay).generate(from: description)
+        let endpoints = module.files.filter { $0.name.hasPrefix("Endpoints") }.map(\.text).joined()
+
+        #expect(endpoints.contains("public static func thing(thingId: Int64) -> Self"))
+        #expect(!endpoints.contains("func getThing("))
+        #expect(endpoints.contains("endpoint.options.isCached = false\n"))
+        #expect(endpoints.contains("endpoint.options.isLogged = false\n"))
+        #expect(
+            endpoints.contains(
+                "endpoint.options.cacheDirectives = CacheDirectives(noCache: true, maxAge: .seconds(60))"
+            )
+        )
+        #expect(
+            module.notes.map(\.description)
+                .contains("getThng: overlay: the description has no such operation; its settings change nothing")
+        )
+    }
+
+    @Test("A setting the overlay does not know is an error that names it, at any level")
+    func overlayTypos() {
+        for yaml in [
+            "kind:\n  default: public\n", "kinds:\n  defualt: public\n", "operations:\n  a:\n    cahced: false\n",
+            "operations:\n  a:\n    cache: { maxage: 60 }\n",
+        ] {
+            #expect(throws: DecodingError.self, "\(yaml)") { try Overlay(yaml: yaml) }
+        }
+        let error = #expect(throws: DecodingError.self) { try Overlay(yaml: "operations:\n  a:\n    cahced: false\n") }
+        #expect("\(String(describing: error))".contains("no setting \"cahced\""))
+    }
+}
+
 @Suite("Real descriptions: every operation generates")
 struct RealDescriptionTests {
     @Test("Box 2.0: all 175 operations; one optional parameter left out, and named")
