@@ -43,6 +43,17 @@ struct OperationPlanner {
         return result
     }
 
+    /// Why a GET or HEAD operation's body is left out, and whether that leaves the operation out too; `nil` when
+    /// it has none, or one that can hold nothing.
+    private func uncarriedBody(of operation: OpenAPI.Operation, method: String) -> (
+        issue: GenerationIssue, required: Bool
+    )? {
+        guard let request = operation.requestBody.flatMap({ document.components[$0] }), !holdsNothing(request) else {
+            return nil
+        }
+        return (.unsupported("a \(method) request carries no body"), request.required)
+    }
+
     /// Whether every content of `request` is an object with no properties that allows no others: a body that can
     /// hold nothing, left out without a note.
     private func holdsNothing(_ request: OpenAPI.Request) -> Bool {
@@ -72,9 +83,10 @@ struct OperationPlanner {
             requirements: operation.security,
             documentRequirements: document.security
         )
-        guard case .success(let operationKinds) = decided else {
-            if case .failure(let issue) = decided { return .failure(issue) }
-            return .failure(.unsupported("no kind"))
+        let operationKinds: [KindReference]
+        switch decided {
+        case .success(let kinds): operationKinds = kinds
+        case .failure(let issue): return .failure(issue)
         }
         let settings = overlay.operations?[label]
         let name = factoryName(settings?.name ?? operation.operationId, method: endpoint.method.rawValue, path: path)
@@ -90,12 +102,9 @@ struct OperationPlanner {
         }
         // EndpointKit sends no body with GET or HEAD (Stripe's GETs declare an optional, empty form).
         let carriesBody = endpoint.method != .get && endpoint.method != .head
-        if !carriesBody, let request = operation.requestBody.flatMap({ document.components[$0] }),
-            !holdsNothing(request)
-        {
-            let issue = GenerationIssue.unsupported("a \(endpoint.method.rawValue) request carries no body")
-            if request.required { return .failure(issue) }
-            notes.append(GenerationNote(operation: label, issue: issue, operationSkipped: false))
+        if !carriesBody, let left = uncarriedBody(of: operation, method: endpoint.method.rawValue) {
+            if left.required { return .failure(left.issue) }
+            notes.append(GenerationNote(operation: label, issue: left.issue, operationSkipped: false))
         }
         let body = carriesBody ? requestBody(operation, name: name) : (argument: nil, kind: nil)
         if let argument = body.argument { arguments.append(argument) }

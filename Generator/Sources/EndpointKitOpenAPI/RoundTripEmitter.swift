@@ -37,11 +37,10 @@ enum RoundTripEmitter {
             return
         }
         let arguments = plan.arguments.map { argument in
-            if argument.place == .body, case .data = plan.body {
-                return "\(SwiftName.escaped(argument.name)): Data(\"round trip\".utf8)"
-            }
-            return
-                "\(SwiftName.escaped(argument.name)): trip.value(\(label), \(SwiftName.literal(sampleKey(argument))))"
+            // An argument label needs backticks only for these three; others would draw a warning.
+            let name = ["inout", "var", "let"].contains(argument.name) ? "`\(argument.name)`" : argument.name
+            if argument.place == .body, case .data = plan.body { return "\(name): Data(\"round trip\".utf8)" }
+            return "\(name): trip.value(\(label), \(SwiftName.literal(sampleKey(argument))))"
         }
         let sampled = arguments.contains { $0.contains("trip.value(") }
         out.block("await trip.call(\(label))") { out in
