@@ -3,16 +3,18 @@
 
     openapi-roundtrip-server.py SPEC DIR [--seed N] [--sample COUNT]
 
-Writes DIR/samples.json (for every operation, a sample value of each parameter and of its JSON request body, made
-from their schemas by hypothesis-jsonschema, and the API's base path), then serves on 127.0.0.1: each request is
+Writes DIR/samples.json (for every operation, a sample value of each parameter and of its JSON or form request
+body, made from their schemas by hypothesis-jsonschema, and the API's base path), then serves on 127.0.0.1: each request is
 validated against the description by openapi-core (the verdict appended to DIR/requests.jsonl) and answered with a
 body made from the operation's success response schema, seeded by N and the operation. DIR/port holds the port
 once the server listens. SPEC may be gzipped. Stops on SIGTERM. With --sample, only COUNT operations, drawn with
 the seed, have samples (Stripe's 468 take the fixture too long to answer in CI).
 
-Values are schema-valid with three bounds, said here because they are choices: integers without bounds stay
-within +/-2^53 (JSON's interoperable range, RFC 8259), a path parameter string without a pattern or format is made
-of letters, digits, '-' and '_' (a '/' would name another path), and header strings are printable ASCII.
+Values are schema-valid with these choices, said here because they are choices: integers without bounds stay
+within +/-2^53 (JSON's interoperable range, RFC 8259); a path parameter string without a pattern, an enum or a
+format hypothesis draws from is made of letters, digits, '-' and '_' (a '/' would name another path); header and
+cookie strings are printable ASCII; a request leaves out read-only members and a response write-only ones; a
+schema with members but no type is an object; and a form field a form requires without describing it is text.
 """
 import copy
 import gzip
@@ -34,10 +36,8 @@ from werkzeug.wrappers import Request, Response
 
 warnings.filterwarnings("ignore")
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-DROPPED = {"example", "examples", "discriminator", "xml", "externalDocs", "deprecated", "readOnly", "writeOnly",
-           "x-box-resource-id", "x-box-tag", "x-linode-filterable", "x-linode-cli-display", "x-linode-ref-name",
-           "x-linode-grant", "x-linode-cli-action", "x-linode-cli-format", "x-linode-cli-color",
-           "x-linode-redoc-load-ids", "x-linode-cli-skip", "x-linode-cli-nested-list"}
+# OpenAPI's annotations, which JSON Schema does not have (extensions, `x-…`, are dropped too).
+DROPPED = {"example", "examples", "discriminator", "xml", "externalDocs", "deprecated", "readOnly", "writeOnly"}
 LIMIT = 2**53
 # String formats hypothesis-jsonschema draws from; a path parameter of another format is drawn as a plain name.
 FORMATS = {"date", "date-time", "time", "uuid", "email", "ipv4", "ipv6", "hostname"}

@@ -6,7 +6,7 @@ import Dispatch
 ///
 /// A timer per request (a dispatch timer, or a task sleeping on a clock) arms the system timer on every
 /// request, which measurably slows a fast loopback request; most deadlines never fire. A deadline fires
-/// between its time and 10 ms after it.
+/// between its time and 10 ms after it, on a thread of the global pool, whatever other deadlines do when they fire.
 final class DeadlineScheduler: @unchecked Sendable {
     /// A scheduled deadline, to cancel it.
     struct Token: Sendable, Hashable {
@@ -100,7 +100,10 @@ final class DeadlineScheduler: @unchecked Sendable {
             if let next = state.order.first { arm(next) }
             return due
         }
-        for fire in due { fire() }
+        // Each on a thread of the global pool, never on this queue: a deadline that cancels a task runs its
+        // cancellation handlers then and there, and one that blocks (Foundation's `URLSession.data(for:)` cancels
+        // its URLSessionTask, which on Linux can wait for the transfer) would hold back every other deadline.
+        for fire in due { DispatchQueue.global().async(execute: fire) }
     }
 }
 
