@@ -8,13 +8,23 @@ import FoundationNetworking
 
 @Suite(.timeLimit(.minutes(1)))
 struct RedirectIntegrationTests {
-    @Test("A redirect to another origin does not carry the bearer token")
-    func crossOrigin() async throws {
-        let httpbin = try TestServers.httpbin()
+    /// httpbin's `/headers` at another origin: the same server, named `localhost` instead of `127.0.0.1`.
+    static func headersElsewhere(_ httpbin: URL) throws -> URL {
         var components = try #require(URLComponents(url: httpbin, resolvingAgainstBaseURL: false))
         components.host = "localhost"
         components.path = "/headers"
-        let otherOrigin = try #require(components.url)
+        return try #require(components.url)
+    }
+
+    /// An endpoint whose kind is `Kind` that httpbin redirects to `target`.
+    static func redirect<Kind: EndpointKind>(_: Kind.Type, to target: URL) -> Endpoint<Kind, Echo> {
+        Endpoint(path: "redirect-to", queryItems: [URLQueryItem(name: "url", value: target.absoluteString)])
+    }
+
+    @Test("A redirect to another origin does not carry the bearer token")
+    func crossOrigin() async throws {
+        let httpbin = try TestServers.httpbin()
+        let otherOrigin = try Self.headersElsewhere(httpbin)
         let client = try TestServers.httpbinClient()
 
         let echo = try await client.response(for: .redirect(to: otherOrigin), using: AccessToken("s3cr3t"))
@@ -26,16 +36,10 @@ struct RedirectIntegrationTests {
     @Test("An Authenticated endpoint redirected to another origin succeeds there without its token or API key")
     func authenticatedCrossOrigin() async throws {
         let httpbin = try TestServers.httpbin()
-        var components = try #require(URLComponents(url: httpbin, resolvingAgainstBaseURL: false))
-        components.host = "localhost"
-        components.path = "/headers"
-        let otherOrigin = try #require(components.url)
+        let otherOrigin = try Self.headersElsewhere(httpbin)
         let auth = BearerAuthentication(token: { AccessToken("s3cr3t") }, refresh: { $0 })
         let client = EndpointClient(environment: ServerEnvironment(baseURL: httpbin), middleware: [auth])
-        var endpoint = Endpoint<EndpointKinds.Authenticated, Echo>(
-            path: "redirect-to",
-            queryItems: [URLQueryItem(name: "url", value: otherOrigin.absoluteString)]
-        )
+        var endpoint = Self.redirect(EndpointKinds.Authenticated.self, to: otherOrigin)
         endpoint.headers["X-API-Key"] = "k-123"
 
         let echo = try await client.response(for: endpoint)
@@ -48,15 +52,9 @@ struct RedirectIntegrationTests {
     @Test("A kind's declared credential header goes to its origin, and not to another one a redirect leads to")
     func kindCredentialCrossOrigin() async throws {
         let httpbin = try TestServers.httpbin()
-        var components = try #require(URLComponents(url: httpbin, resolvingAgainstBaseURL: false))
-        components.host = "localhost"
-        components.path = "/headers"
-        let otherOrigin = try #require(components.url)
+        let otherOrigin = try Self.headersElsewhere(httpbin)
         let client = try TestServers.httpbinClient()
-        let redirected = Endpoint<ShopKeyKind, Echo>(
-            path: "redirect-to",
-            queryItems: [URLQueryItem(name: "url", value: otherOrigin.absoluteString)]
-        )
+        let redirected = Self.redirect(ShopKeyKind.self, to: otherOrigin)
 
         let there = try await client.response(for: redirected, using: "k-123")
         let here = try await client.response(for: Endpoint<ShopKeyKind, Echo>(path: "headers"), using: "k-123")
