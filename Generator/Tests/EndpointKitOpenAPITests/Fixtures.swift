@@ -35,7 +35,7 @@ enum Fixtures {
     ///
     /// Reading and generating a real description takes seconds of one core. On Swift's cooperative pool (two
     /// threads on a 2-core machine) that work would hold a thread every other suite running in parallel needs:
-    /// their tasks, resumed on time, would wait seconds for one (a 0.3 s deadline has measured 13 s that way).
+    /// their tasks, resumed on time, would wait seconds for one (tests beside them waited 11.5 s to start).
     static func offPool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try work() }) }.start()
