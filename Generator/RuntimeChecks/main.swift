@@ -184,6 +184,16 @@ func queriesAndPages() async throws {
         await deep.sent[2].headers["Cookie"] == "theme=dark%3B%20admin%3D1; width=3",
         "cookie parameters are sent percent-encoded, so a value cannot add a cookie"
     )
+    let order = CreateOrderRequest(expand: ["customer"], items: [.init(price: "p 1", quantity: 2), .init(price: "p2")])
+    _ = try await deepClient.response(for: .listPublicThings(expand: ["a", "b"]))
+    _ = try await deepClient.response(for: .createOrder(body: order))
+    let lists = await deep.sent
+    check(lists[3].url.query == "expand%5B0%5D=a&expand%5B1%5D=b", "a deepObject list is indexed: name[0]=…")
+    check(
+        String(decoding: lists[4].body?.data ?? Data(), as: UTF8.self).removingPercentEncoding
+            == "expand[0]=customer&items[0][price]=p 1&items[0][quantity]=2&items[1][price]=p2",
+        "a form whose encodings are deepObject indexes its lists, objects in them too"
+    )
 
     let paged = EndpointClient(environment: apiEnvironment, transport: PageServer())
     var ids: [String] = []

@@ -187,7 +187,7 @@ enum EndpointEmitter {
     private static func bodyExpression(_ body: OperationPlan.Body, value: String) -> String {
         switch body {
         case .json: "JSONBody(\(value), encoder: \(SupportFile.coding).encoder)"
-        case .form: "FormBody(encoding: \(value))"
+        case .form(let indexed): "FormBody(encoding: \(value)\(indexed ? ", lists: .indexed" : ""))"
         case .multipart: value
         case .data(let contentType): "DataBody(\(value), contentType: \(SwiftName.literal(contentType)))"
         }

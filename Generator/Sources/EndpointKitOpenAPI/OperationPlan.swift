@@ -27,7 +27,8 @@ struct OperationPlan: Equatable, Sendable {
     /// How the request body is sent.
     enum Body: Equatable, Sendable {
         case json
-        case form
+        /// A form; `indexed` when a field's encoding is `deepObject`, whose lists are written `name[0]=…`.
+        case form(indexed: Bool)
         case multipart
         case data(contentType: String)
     }

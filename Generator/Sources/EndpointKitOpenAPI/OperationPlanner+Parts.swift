@@ -28,7 +28,9 @@ extension OperationPlanner {
         var type = schemas.type(of: schema, suggested: SwiftName.type(operation) + SwiftName.type(parameter.name))
         if type == "Date" { type = "String" }
         var argumentPlace = place
-        if !isScalar(type) && !(place == .query && context.explode && isScalarList(type)) {
+        // A list of text in an exploded query repeats its name; in `deepObject` style it is indexed like an object.
+        let repeatedList = place == .query && context.style != .deepObject && context.explode && isScalarList(type)
+        if !isScalar(type) && !repeatedList {
             guard place == .query, context.style == .deepObject else {
                 return .failure(
                     .unsupported("\(parameter.location.rawValue) parameter \"\(parameter.name)\" of type \(type)")
@@ -73,7 +75,8 @@ extension OperationPlanner {
         }
         if let (_, content) = contents.first(where: { $0.0.rawValue.hasPrefix("application/x-www-form-urlencoded") }) {
             let type = content.schema.map { schemas.type(of: $0, suggested: suggested) } ?? SupportFile.jsonObject
-            return (argument(type), .form)
+            let indexed = content.encodingMap?.values.contains { $0.style == .deepObject } ?? false
+            return (argument(type), .form(indexed: indexed))
         }
         if contents.contains(where: { $0.0.rawValue.hasPrefix("multipart/") }) {
             return (argument("MultipartBody"), .multipart)

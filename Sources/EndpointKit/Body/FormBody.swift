@@ -15,7 +15,17 @@ import Foundation
 public struct FormBody: RequestBody {
     private enum Fields: Sendable {
         case pairs([(String, String)])
-        case encodable(any Encodable & Sendable)
+        case encodable(any Encodable & Sendable, ListStyle)
+    }
+
+    /// How a form made from an `Encodable` writes a list.
+    public enum ListStyle: Sendable, Hashable {
+        /// Each item under the list's name, `ids=1&ids=2` (OpenAPI's `form` style). A list that holds objects or
+        /// lists cannot be written so (its items' fields could not be told apart) and fails to encode.
+        case repeatedName
+        /// Each item under its index in brackets, `ids[0]=1&ids[1]=2`, `items[0][price]=p`: what Stripe's API and
+        /// Rails-style readers take for nested lists (OpenAPI's `deepObject` style, as Stripe describes it).
+        case indexed
     }
 
     private let fields: Fields
@@ -31,10 +41,11 @@ public struct FormBody: RequestBody {
     }
 
     /// Creates a form from the properties of an `Encodable` value, through the client's JSON encoder so that its
-    /// key and date strategies apply. Fields are sorted by name; nested objects become `outer[inner]`, arrays
-    /// repeat the name, `null` drops the field, and booleans are `true`/`false`.
-    public init(encoding value: some Encodable & Sendable) {
-        self.fields = .encodable(value)
+    /// key and date strategies apply. Fields are sorted by name; nested objects become `outer[inner]`, lists are
+    /// written as `lists` says (by default each item repeats the name), `null` drops the field, and booleans are
+    /// `true`/`false`.
+    public init(encoding value: some Encodable & Sendable, lists: ListStyle = .repeatedName) {
+        self.fields = .encodable(value, lists)
     }
 
     /// Encodes the fields.
@@ -43,24 +54,28 @@ public struct FormBody: RequestBody {
         switch fields {
         case .pairs(let list):
             pairs = list
-        case .encodable(let value):
+        case .encodable(let value, let lists):
             let json = try context.jsonEncoder.encode(value)
             let tree = try JSONDecoder().decode(FormValue.self, from: json)
-            guard case .object = tree else {
-                throw EncodingError.invalidValue(
+            guard case .object = tree else { throw Self.invalid(value, "a form needs a keyed value at its top level") }
+            var flattened: [(String, String)] = []
+            if let name = tree.flatten(prefix: nil, lists: lists, into: &flattened) {
+                throw Self.invalid(
                     value,
-                    EncodingError.Context(
-                        codingPath: [],
-                        debugDescription: "a form needs a keyed value at its top level"
-                    )
+                    "the list `\(name)` holds objects or lists, which repeated names cannot tell apart: "
+                        + "use FormBody(encoding:lists: .indexed)"
                 )
             }
-            pairs = tree.flattened(prefix: nil)
+            pairs = flattened
         }
         let body = pairs.map {
             PercentEncoding.encodeQueryComponent($0.0) + "=" + PercentEncoding.encodeQueryComponent($0.1)
         }.joined(separator: "&")
         return RequestBodyContent(contentType: "application/x-www-form-urlencoded", data: Data(body.utf8))
+    }
+
+    private static func invalid(_ value: any Encodable, _ reason: String) -> EncodingError {
+        EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: reason))
     }
 }
 
@@ -90,18 +105,34 @@ private enum FormValue: Decodable {
         }
     }
 
-    func flattened(prefix: String?) -> [(String, String)] {
+    /// Appends the fields of this value under `prefix` to `pairs`; returns the name of a list that `lists`
+    /// cannot write (a list of objects or lists under repeated names), having stopped there.
+    func flatten(prefix: String?, lists: FormBody.ListStyle, into pairs: inout [(String, String)]) -> String? {
         switch self {
         case .null:
-            return []
+            return nil
         case .text(let text):
-            return prefix.map { [($0, text)] } ?? []
+            if let prefix { pairs.append((prefix, text)) }
+            return nil
         case .list(let list):
-            return list.flatMap { $0.flattened(prefix: prefix) }
-        case .object(let object):
-            return object.keys.sorted().flatMap { key in
-                object[key]?.flattened(prefix: prefix.map { "\($0)[\(key)]" } ?? key) ?? []
+            // A list is never at the top level, so it always has a name.
+            let listName = prefix ?? ""
+            for (index, item) in list.enumerated() {
+                let name: String
+                switch (lists, item) {
+                case (.indexed, _): name = "\(listName)[\(index)]"
+                case (.repeatedName, .list), (.repeatedName, .object): return listName
+                case (.repeatedName, _): name = listName
+                }
+                if let stopped = item.flatten(prefix: name, lists: lists, into: &pairs) { return stopped }
             }
+            return nil
+        case .object(let object):
+            for key in object.keys.sorted() {
+                let name = prefix.map { "\($0)[\(key)]" } ?? key
+                if let stopped = object[key]?.flatten(prefix: name, lists: lists, into: &pairs) { return stopped }
+            }
+            return nil
         }
     }
 }

@@ -128,6 +128,7 @@ extension Endpoint {
         do {
             content = try requestBody.makeContent(context: RequestBodyContext(jsonEncoder: encoder))
         } catch {
+            let error = EndpointError.hidingEncodedValue(error)
             throw failure("the \(type(of: requestBody)) body could not be encoded: \(error)", error)
         }
         if let contentType = content.contentType, !headers.contains(.contentType) {

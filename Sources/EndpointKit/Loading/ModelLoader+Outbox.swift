@@ -71,7 +71,10 @@ extension ModelLoader where Model: Codable {
         var record = try OutboxRecord(endpoint, group: group, client: outbox.client, policy: outbox.policy)
         record.store = Self.outboxName
         do { record.value = try JSONEncoder().encode(model) } catch {
-            throw EndpointError(.encodingFailed, "the model of an outbox write could not be encoded: \(error)")
+            throw EndpointError(
+                .encodingFailed,
+                "the model of an outbox write could not be encoded: \(EndpointError.hidingEncodedValue(error))"
+            )
         }
         return try outbox.queue.enqueue(record) { sequence in listener.show(record, sequence: sequence) }
     }

@@ -93,7 +93,10 @@ final class OutboxQueue: Sendable {
     func enqueue(_ record: OutboxRecord, shown: (UInt64) -> Void = { _ in }) throws(EndpointError) -> OutboxWrite {
         let data: Data
         do { data = try JSONEncoder().encode(record) } catch {
-            throw EndpointError(.encodingFailed, "an outbox write could not be encoded: \(error)")
+            throw EndpointError(
+                .encodingFailed,
+                "an outbox write could not be encoded: \(EndpointError.hidingEncodedValue(error))"
+            )
         }
         let appended = appending.withLock { (next: inout UInt64) -> Result<UInt64, EndpointError> in
             if let full = boundsProblem(adding: data.count) { return .failure(full) }

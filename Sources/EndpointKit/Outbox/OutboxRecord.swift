@@ -169,7 +169,10 @@ extension OutboxRecord {
         do {
             content = try body.makeContent(context: RequestBodyContext(jsonEncoder: client.defaults.encoder))
         } catch {
-            throw EndpointError(.encodingFailed, "an outbox write's body could not be encoded: \(error)")
+            throw EndpointError(
+                .encodingFailed,
+                "an outbox write's body could not be encoded: \(EndpointError.hidingEncodedValue(error))"
+            )
         }
         switch content.source {
         case .data(let data):

@@ -87,8 +87,9 @@ public struct DocumentedErrorMissing: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Query items for an object parameter in OpenAPI's `deepObject` style: `name[key]=value`, nested keys in
-/// brackets in turn, a list's values under one name, as `FormBody` writes a form.
+/// Query items for a parameter in OpenAPI's `deepObject` style: `name[key]=value`, nested keys in brackets
+/// in turn, and a list's items under their indexes, `name[0]=value`, as Stripe's API reads them and
+/// `FormBody(encoding:lists: .indexed)` writes a form.
 public enum DeepObjectQuery {
     /// The items of `value` under `name`; none when it is `nil`, or when it does not encode as JSON.
     public static func items(named name: String, _ value: (some Encodable)?) -> [URLQueryItem] {
@@ -128,7 +129,8 @@ public enum DeepObjectQuery {
             switch self {
             case .null: []
             case .text(let text): [URLQueryItem(name: name, value: text)]
-            case .list(let list): list.flatMap { $0.items(named: name) }
+            case .list(let list):
+                list.enumerated().flatMap { index, item in item.items(named: "\(name)[\(index)]") }
             case .object(let object):
                 object.keys.sorted().flatMap { key in object[key]?.items(named: "\(name)[\(key)]") ?? [] }
             }

@@ -65,6 +65,53 @@ import FoundationNetworking
         )
     }
 
+    struct Checkout: Encodable, Sendable {
+        var expand: [String]
+        var lineItems: [Item]
+        var matrix: [[Int]] = []
+        struct Item: Encodable, Sendable {
+            var price: String
+            var quantity: Int
+        }
+    }
+
+    @Test("A form with indexed lists writes each item under its index, nested objects and lists too")
+    func formIndexedLists() throws {
+        let checkout = Checkout(
+            expand: ["customer", "invoice"],
+            lineItems: [.init(price: "p_1", quantity: 2), .init(price: "p 2", quantity: 1)],
+            matrix: [[1], [2, 3]]
+        )
+
+        let content = try FormBody(encoding: checkout, lists: .indexed).makeContent(context: context)
+
+        let fields = try text(content).removingPercentEncoding?.split(separator: "&").map(String.init)
+        #expect(
+            fields == [
+                "expand[0]=customer", "expand[1]=invoice", "lineItems[0][price]=p_1", "lineItems[0][quantity]=2",
+                "lineItems[1][price]=p 2", "lineItems[1][quantity]=1", "matrix[0][0]=1", "matrix[1][0]=2",
+                "matrix[1][1]=3",
+            ]
+        )
+    }
+
+    @Test("A form that repeats names refuses a list of objects or of lists, naming it, rather than mixing its items")
+    func formRepeatedNamesRefuseNestedLists() throws {
+        let objects = Checkout(expand: ["a"], lineItems: [.init(price: "p_1", quantity: 2)])
+        let lists = Checkout(expand: ["a"], lineItems: [], matrix: [[1]])
+
+        for (value, name) in [(objects, "lineItems"), (lists, "matrix")] {
+            let error = #expect(throws: EncodingError.self) {
+                try FormBody(encoding: value).makeContent(context: context)
+            }
+            guard case .invalidValue(_, let details) = error else { continue }
+            #expect(details.debugDescription.contains("`\(name)`"))
+            #expect(details.debugDescription.contains(".indexed"))
+        }
+        let plain = Checkout(expand: ["a", "b"], lineItems: [])
+        #expect(try text(FormBody(encoding: plain).makeContent(context: context)) == "expand=a&expand=b")
+    }
+
     @Test("A form from a value that is not keyed is an error")
     func formNotKeyed() throws {
         #expect(throws: EncodingError.self) { try FormBody(encoding: [1, 2]).makeContent(context: context) }

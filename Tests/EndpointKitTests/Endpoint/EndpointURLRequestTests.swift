@@ -198,6 +198,30 @@ import FoundationNetworking
         #expect(error.request?.description == "POST https://api.test/v1/x")
     }
 
+    @Test("A body that fails to encode is named by its type: the error never prints the value, password and all")
+    func unencodableBodyHidesItsValue() throws {
+        struct Login: Encodable, Sendable {
+            var password = "hunter2-form-secret"
+            var devices: [[String]] = [["phone"]]
+        }
+        let endpoint = Endpoint<EndpointKinds.Public, EmptyResponse>(
+            method: .post,
+            path: "login",
+            body: FormBody(encoding: Login())
+        )
+
+        let error = try #require(throws: EndpointError.self) {
+            try endpoint.makeRequest(in: Fixture.environment, with: ())
+        }
+
+        #expect(error.kind == .encodingFailed)
+        #expect(error.message.contains("a Login value"))
+        #expect(error.message.contains("`devices`"))
+        for text in [error.description, error.message, String(reflecting: error.underlyingError as Any)] {
+            #expect(!text.contains("hunter2-form-secret"))
+        }
+    }
+
     @Test(
         "Base URLs that are not absolute http(s) URLs are refused",
         arguments: ["file:///etc/passwd", "ftp://example.com/x", "/relative/path", "https:///nohost"]
