@@ -43,7 +43,7 @@ public struct FormBody: RequestBody {
     /// Creates a form from the properties of an `Encodable` value, through the client's JSON encoder so that its
     /// key and date strategies apply. Fields are sorted by name; nested objects become `outer[inner]`, lists are
     /// written as `lists` says (by default each item repeats the name), `null` drops the field, and booleans are
-    /// `true`/`false`.
+    /// `true`/`false`. A nested key that is empty or holds `[` or `]` fails to encode: no bracketed name carries it.
     public init(encoding value: some Encodable & Sendable, lists: ListStyle = .repeatedName) {
         self.fields = .encodable(value, lists)
     }
@@ -59,12 +59,8 @@ public struct FormBody: RequestBody {
             let tree = try JSONDecoder().decode(FormValue.self, from: json)
             guard case .object = tree else { throw Self.invalid(value, "a form needs a keyed value at its top level") }
             var flattened: [(String, String)] = []
-            if let name = tree.flatten(prefix: nil, lists: lists, into: &flattened) {
-                throw Self.invalid(
-                    value,
-                    "the list `\(name)` holds objects or lists, which repeated names cannot tell apart: "
-                        + "use FormBody(encoding:lists: .indexed)"
-                )
+            if let reason = tree.flatten(prefix: nil, lists: lists, into: &flattened) {
+                throw Self.invalid(value, reason)
             }
             pairs = flattened
         }
@@ -105,8 +101,9 @@ private enum FormValue: Decodable {
         }
     }
 
-    /// Appends the fields of this value under `prefix` to `pairs`; returns the name of a list that `lists`
-    /// cannot write (a list of objects or lists under repeated names), having stopped there.
+    /// Appends the fields of this value under `prefix` to `pairs`; returns why it cannot, having stopped there: a
+    /// list of objects or lists under repeated names, or a nested key that is empty or holds a bracket, which a
+    /// bracketed name cannot carry.
     func flatten(prefix: String?, lists: FormBody.ListStyle, into pairs: inout [(String, String)]) -> String? {
         switch self {
         case .null:
@@ -121,7 +118,9 @@ private enum FormValue: Decodable {
                 let name: String
                 switch (lists, item) {
                 case (.indexed, _): name = "\(listName)[\(index)]"
-                case (.repeatedName, .list), (.repeatedName, .object): return listName
+                case (.repeatedName, .list), (.repeatedName, .object):
+                    return "the list `\(listName)` holds objects or lists, which repeated names cannot tell apart: "
+                        + "use FormBody(encoding:lists: .indexed)"
                 case (.repeatedName, _): name = listName
                 }
                 if let stopped = item.flatten(prefix: name, lists: lists, into: &pairs) { return stopped }
@@ -129,6 +128,9 @@ private enum FormValue: Decodable {
             return nil
         case .object(let object):
             for key in object.keys.sorted() {
+                if let prefix, key.isEmpty || key.contains("[") || key.contains("]") {
+                    return "`\(prefix)` has a key that is empty or holds a bracket, which `\(prefix)[key]` cannot carry"
+                }
                 let name = prefix.map { "\($0)[\(key)]" } ?? key
                 if let stopped = object[key]?.flatten(prefix: name, lists: lists, into: &pairs) { return stopped }
             }

@@ -112,6 +112,21 @@ import FoundationNetworking
         #expect(try text(FormBody(encoding: plain).makeContent(context: context)) == "expand=a&expand=b")
     }
 
+    @Test(
+        "A form refuses a nested key that is empty or holds a bracket, which no bracketed name carries",
+        arguments: ["", "a[b", "a]", "[0]"]
+    )
+    func formRefusesBracketKeys(key: String) throws {
+        struct Charge: Encodable, Sendable { var metadata: [String: String] }
+
+        let error = #expect(throws: EncodingError.self) {
+            try FormBody(encoding: Charge(metadata: [key: "v", "plain": "w"])).makeContent(context: context)
+        }
+
+        guard case .invalidValue(_, let details) = error else { return }
+        #expect(details.debugDescription.contains("`metadata` has a key that is empty or holds a bracket"))
+    }
+
     @Test("A form from a value that is not keyed is an error")
     func formNotKeyed() throws {
         #expect(throws: EncodingError.self) { try FormBody(encoding: [1, 2]).makeContent(context: context) }
