@@ -65,8 +65,7 @@ public struct EndpointClient: Sendable {
 
     /// The client's redaction, plus the names `Kind` places credentials under.
     func redactor<Kind: EndpointKind>(for _: Kind.Type) -> Redactor {
-        let names = Kind.credentialNames
-        return names.isEmpty ? redactor : redactor.adding(names)
+        pipeline.redactor(adding: Kind.credentialNames)
     }
 
     /// Creates a client.

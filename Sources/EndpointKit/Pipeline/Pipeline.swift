@@ -126,8 +126,13 @@ final class Pipeline: Sendable {
     }
 
     /// The client's redaction, plus the names `prepared`'s kind places credentials under.
-    func redactor(for prepared: PreparedCall) -> Redactor {
-        prepared.credentialNames.map(redactor.adding) ?? redactor
+    func redactor(for prepared: PreparedCall) -> Redactor { redactor(adding: prepared.credentialNames) }
+
+    /// The client's redaction, plus `names` (a kind's credential names): the one rule every call, page, model
+    /// load and outbox write of a kind is redacted by.
+    func redactor(adding names: CredentialNames?) -> Redactor {
+        guard let names, !names.isEmpty else { return redactor }
+        return redactor.adding(names)
     }
 
     /// The middleware, first to last, around the attempt.
