@@ -66,6 +66,33 @@ final class RoundTrip: Sendable {
         }
     }
 
+    /// The multipart body of `operation`'s sample: a part per member the server drew, a file for a binary member,
+    /// JSON text in a part of type `application/json` for an object or a list.
+    func multipart(_ operation: String) throws -> MultipartBody {
+        struct Sample: Decodable {
+            var parts: [Part]
+            enum CodingKeys: String, CodingKey { case parts = "$parts" }
+        }
+        struct Part: Decodable {
+            var name: String
+            var text: String
+            var file: Bool
+            var json: Bool
+        }
+        let json = samples[operation]?["body"] ?? Data()
+        guard let sample = try? JSONDecoder().decode(Sample.self, from: json) else {
+            throw SampleError(description: "no multipart sample: \(String(decoding: json.prefix(200), as: UTF8.self))")
+        }
+        return MultipartBody(
+            sample.parts.map { part in
+                if part.file { return .file(part.name, filename: "sample.bin", data: Data(part.text.utf8)) }
+                var field = MultipartBody.Part.field(part.name, part.text)
+                if part.json { field.contentType = "application/json" }
+                return field
+            }
+        )
+    }
+
     func call(_ operation: String, _ body: (EndpointClient) async throws -> Void) async {
         guard !sampled || samples[operation] != nil else { return record(operation, .outOfSample, "") }
         do {

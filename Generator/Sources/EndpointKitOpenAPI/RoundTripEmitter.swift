@@ -32,17 +32,14 @@ enum RoundTripEmitter {
             out.line("trip.skip(\(label), \"no sample credential for its kind\")")
             return
         }
-        if case .multipart = plan.body {
-            out.line("trip.skip(\(label), \"a multipart body has no sample\")")
-            return
-        }
         let arguments = plan.arguments.map { argument in
             // An argument label needs backticks only for these three; others would draw a warning.
             let name = ["inout", "var", "let"].contains(argument.name) ? "`\(argument.name)`" : argument.name
             if argument.place == .body, case .data = plan.body { return "\(name): Data(\"round trip\".utf8)" }
+            if argument.place == .body, case .multipart = plan.body { return "\(name): trip.multipart(\(label))" }
             return "\(name): trip.value(\(label), \(SwiftName.literal(sampleKey(argument))))"
         }
-        let sampled = arguments.contains { $0.contains("trip.value(") }
+        let sampled = arguments.contains { $0.contains("trip.") }
         out.block("await trip.call(\(label))") { out in
             out.line("client in")
             out.line(
