@@ -8,6 +8,10 @@ struct SchemaMapper {
     /// The models declared so far, by name, in the order they were first declared.
     private(set) var declarations: [String: ModelDeclaration] = [:]
     private(set) var order: [String] = []
+    /// The names in `order`.
+    private var reserved: Set<String> = []
+    /// Every name a new model may not take: the component schemas', the support file's, and those in `order`.
+    private var taken: Set<String>
     /// How many pointers are being followed now: a pointer that leads back to itself stops at `JSONValue`.
     private var pointerDepth = 0
     /// The name of each inline model by its shape, so that a shape met again is not declared again.
@@ -23,6 +27,7 @@ struct SchemaMapper {
             names[key.rawValue] = Self.unique(Self.unreserved(SwiftName.type(key.rawValue)), in: &taken)
         }
         componentNames = names
+        self.taken = taken
     }
 
     /// Declares every component schema, so that a model exists even when no operation names it.
@@ -189,15 +194,14 @@ struct SchemaMapper {
         _ make: (inout SchemaMapper, String) -> ModelDeclaration
     ) -> String {
         var chosen = name
-        if !exact {
-            var taken = Set(order).union(componentNames.values).union(SupportFile.typeNames)
-            chosen = Self.unique(Self.unreserved(name), in: &taken)
-        }
+        if !exact { chosen = Self.unique(Self.unreserved(name), in: &taken) }
         reserve(chosen)
         let declaration = make(&self, chosen)
         // A model that names itself keeps its own declaration: another name would leave the reference dangling.
         if !exact, let existing = shapes[declaration.shape], !String(describing: declaration.shape).contains(chosen) {
-            order.removeAll { $0 == chosen }
+            if order.last == chosen { order.removeLast() } else { order.removeAll { $0 == chosen } }
+            reserved.remove(chosen)
+            taken.remove(chosen)
             return existing
         }
         if !exact { shapes[declaration.shape] = chosen }
@@ -206,7 +210,10 @@ struct SchemaMapper {
     }
 
     private mutating func reserve(_ name: String) {
-        if !order.contains(name) { order.append(name) }
+        if !reserved.contains(name) {
+            order.append(name)
+            reserved.insert(name)
+        }
     }
 
     private mutating func record(_ declaration: ModelDeclaration) {
