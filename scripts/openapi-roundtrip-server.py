@@ -14,8 +14,9 @@ Values are schema-valid with these choices, said here because they are choices: 
 within +/-2^53 (JSON's interoperable range, RFC 8259); a path parameter string without a pattern, an enum or a
 format hypothesis draws from is made of letters, digits, '-' and '_' (a '/' would name another path); header and
 cookie strings are printable ASCII; a request leaves out read-only members and a response write-only ones; a
-schema with members but no type is an object; a form field a form requires without describing it is text; a form's
-lists and objects hold something and its keys no bracket (a form cannot carry them otherwise); and a schema whose
+schema with members but no type is an object; a form field a form requires without describing it is text; the
+lists and objects of a form or a deepObject parameter hold something and their keys no bracket (bracketed names
+cannot carry them otherwise); and a schema whose
 references, inlined four deep, make more than 60,000 characters of text is drawn with the references past a
 shallower depth left out where a value may leave them out (Stripe's expandable members made response schemas of
 megabytes, which took hypothesis minutes each; see `drawable`).
@@ -188,6 +189,8 @@ def parameter_schema(document, parameter):
             schema = dict(schema, pattern="^[A-Za-z0-9_-]+$", minLength=max(schema.get("minLength", 1), 1))
         elif parameter["in"] in ("header", "cookie"):
             schema = dict(schema, pattern="^[!-~]+$", minLength=max(schema.get("minLength", 1), 1))
+    if parameter.get("style") == "deepObject":
+        schema = form_sample_schema(schema)  # bracketed names, as a form's
     return schema
 
 

@@ -89,7 +89,8 @@ public struct DocumentedErrorMissing: Error, Sendable, CustomStringConvertible {
 
 /// Query items for a parameter in OpenAPI's `deepObject` style: `name[key]=value`, nested keys in brackets
 /// in turn, and a list's items under their indexes, `name[0]=value`, as Stripe's API reads them and
-/// `FormBody(encoding:lists: .indexed)` writes a form.
+/// `FormBody(encoding:lists: .indexed)` writes a form. A key that is empty or holds a bracket is written
+/// as it is, and read back as another path: unlike `FormBody`, which refuses it, a factory cannot fail.
 public enum DeepObjectQuery {
     /// The items of `value` under `name`; none when it is `nil`, or when it does not encode as JSON.
     public static func items(named name: String, _ value: (some Encodable)?) -> [URLQueryItem] {
