@@ -189,6 +189,11 @@ func queriesAndPages() async throws {
     _ = try await deepClient.response(for: .createOrder(body: order))
     let lists = await deep.sent
     check(lists[3].url.query == "expand%5B0%5D=a&expand%5B1%5D=b", "a deepObject list is indexed: name[0]=…")
+    _ = try await deepClient.response(for: .listPublicThings(tiers: [.init(), .init(min: 2), .init(min: 3)]))
+    check(
+        await deep.sent[5].url.query?.removingPercentEncoding == "tiers[0][min]=2&tiers[1][min]=3",
+        "in a deepObject list, an item that writes nothing takes no index"
+    )
     check(
         String(decoding: lists[4].body?.data ?? Data(), as: UTF8.self).removingPercentEncoding
             == "expand[0]=customer&items[0][price]=p 1&items[0][quantity]=2&items[1][price]=p2",

@@ -147,12 +147,22 @@ enum SupportFile {
 
                 func items(named name: String) -> [URLQueryItem] {
                     switch self {
-                    case .null: []
-                    case .text(let text): [URLQueryItem(name: name, value: text)]
+                    case .null: return []
+                    case .text(let text): return [URLQueryItem(name: name, value: text)]
                     case .list(let list):
-                        list.enumerated().flatMap { index, item in item.items(named: "\\(name)[\\(index)]") }
+                        // An item that writes nothing takes no index, so the indexes run 0, 1, 2, as FormBody's.
+                        var items: [URLQueryItem] = []
+                        var index = 0
+                        for item in list {
+                            let written = item.items(named: "\\(name)[\\(index)]")
+                            if !written.isEmpty { index += 1 }
+                            items += written
+                        }
+                        return items
                     case .object(let object):
-                        object.keys.sorted().flatMap { key in object[key]?.items(named: "\\(name)[\\(key)]") ?? [] }
+                        return object.keys.sorted().flatMap { key in
+                            object[key]?.items(named: "\\(name)[\\(key)]") ?? []
+                        }
                     }
                 }
             }

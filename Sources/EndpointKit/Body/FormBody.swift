@@ -24,7 +24,8 @@ public struct FormBody: RequestBody {
         /// lists cannot be written so (its items' fields could not be told apart) and fails to encode.
         case repeatedName
         /// Each item under its index in brackets, `ids[0]=1&ids[1]=2`, `items[0][price]=p`: what Stripe's API and
-        /// Rails-style readers take for nested lists (OpenAPI's `deepObject` style, as Stripe describes it).
+        /// Rails-style readers take for nested lists (OpenAPI's `deepObject` style, as Stripe describes it). An
+        /// item that writes no field (`null`, an empty object or list) takes no index, so the indexes run 0, 1, 2.
         case indexed
     }
 
@@ -114,7 +115,8 @@ private enum FormValue: Decodable {
         case .list(let list):
             // A list is never at the top level, so it always has a name.
             let listName = prefix ?? ""
-            for (index, item) in list.enumerated() {
+            var index = 0  // of the next item that writes a field: one that writes none takes no index
+            for item in list {
                 let name: String
                 switch (lists, item) {
                 case (.indexed, _): name = "\(listName)[\(index)]"
@@ -123,7 +125,9 @@ private enum FormValue: Decodable {
                         + "use FormBody(encoding:lists: .indexed)"
                 case (.repeatedName, _): name = listName
                 }
+                let written = pairs.count
                 if let stopped = item.flatten(prefix: name, lists: lists, into: &pairs) { return stopped }
+                if pairs.count > written { index += 1 }
             }
             return nil
         case .object(let object):

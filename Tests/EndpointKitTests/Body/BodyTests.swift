@@ -95,6 +95,21 @@ import FoundationNetworking
         )
     }
 
+    @Test("In an indexed list, an item that writes no field takes no index: the indexes a reader sees run 0, 1, 2")
+    func formIndexedListsSkipEmptyItems() throws {
+        struct Order: Encodable, Sendable {
+            var items: [[String: String]?]
+            var tags: [[String]]
+        }
+        let order = Order(items: [[:], nil, ["price": "p_1"], [:], ["price": "p_2"]], tags: [[], ["a"]])
+
+        let content = try FormBody(encoding: order, lists: .indexed).makeContent(context: context)
+
+        #expect(
+            try text(content).removingPercentEncoding == "items[0][price]=p_1&items[1][price]=p_2&tags[0][0]=a"
+        )
+    }
+
     @Test("A form that repeats names refuses a list of objects or of lists, naming it, rather than mixing its items")
     func formRepeatedNamesRefuseNestedLists() throws {
         let objects = Checkout(expand: ["a"], lineItems: [.init(price: "p_1", quantity: 2)])
