@@ -86,6 +86,24 @@ struct RequestsIntegrationTests {
         #expect(echo.form["ids"]?.texts == ["1", "2"])
     }
 
+    @Test("A form with indexed lists arrives as Stripe-style bracketed fields, each item under its own index")
+    func indexedFormBody() async throws {
+        struct Order: Encodable, Sendable {
+            var expand: [String]
+            var items: [[String: String]]
+        }
+        let client = try TestServers.httpbinClient()
+        let order = Order(expand: ["customer", "invoice"], items: [["price": "p 1"], [:], ["price": "p&2"]])
+
+        let echo = try await client.response(for: .anything(.post, body: FormBody(encoding: order, lists: .indexed)))
+
+        #expect(echo.form["expand[0]"]?.text == "customer")
+        #expect(echo.form["expand[1]"]?.text == "invoice")
+        #expect(echo.form["items[0][price]"]?.text == "p 1")
+        #expect(echo.form["items[1][price]"]?.text == "p&2")
+        #expect(echo.form.count == 4)
+    }
+
     @Test(
         "Bodies are stored by nginx byte for byte",
         arguments: [
