@@ -16,6 +16,7 @@ build with the Observability trait on (scripts/test.sh builds with every trait o
 import concurrent.futures
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -132,12 +133,15 @@ def main():
     modules = arguments[0]
     only = arguments[1] if len(arguments) > 1 else ""
     prelude_folder = tempfile.mkdtemp(prefix="doc-prelude-")
-    build_prelude(modules, prelude_folder)
-    PRELUDE = prelude_folder
-    found = [block for block in blocks(only, adapter) if only in block[0]]
-    checked = [block for block in found if not block[3]]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        failures = [f for f in pool.map(lambda item: check(modules, *item), enumerate(checked)) if f]
+    try:
+        build_prelude(modules, prelude_folder)
+        PRELUDE = prelude_folder
+        found = [block for block in blocks(only, adapter) if only in block[0]]
+        checked = [block for block in found if not block[3]]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            failures = [f for f in pool.map(lambda item: check(modules, *item), enumerate(checked)) if f]
+    finally:
+        shutil.rmtree(prelude_folder, ignore_errors=True)
     for failure in failures:
         print(failure)
     print(f"doc examples: {len(checked) - len(failures)} type-check, {len(failures)} do not, "

@@ -288,4 +288,31 @@ struct RealDescriptionTests {
         #expect(servers == ["https://api.linode.com/v4beta"])
     }
 }
+
+extension GeneratedSourceTests {
+    @Test("Keys OpenAPI does not define (a typo, a Swagger 2.0 leftover) are ignored, as vendor extensions are")
+    func strayKeysIgnored() throws {
+        let yaml = """
+            openapi: 3.0.3
+            info: {title: t, version: '1'}
+            paths:
+              /items:
+                get:
+                  operationId: listItems
+                  produces: [application/json]
+                  x-internal: true
+                  responses:
+                    '200':
+                      description: ok
+                      content:
+                        application/json:
+                          schema: {type: object, properties: {id: {type: string, x-go-name: ID}}, sumary: typo}
+            """
+        let overlay = try Overlay(yaml: "kinds:\n  default: public\n")
+        let (plans, notes) = Fixtures.plans(try OpenAPIDescription(text: yaml), overlay: overlay)
+
+        #expect(plans.map(\.label) == ["listItems"])
+        #expect(notes.isEmpty)
+    }
+}
 #endif
