@@ -299,8 +299,31 @@ func dates() throws {
     )
 }
 
+/// A model with an `id` loads by its ID through a `ModelLoader`; a write goes in the overlay's outbox group.
+func loaderAndOutbox() async throws {
+    let client = EndpointClient(
+        environment: apiEnvironment,
+        transport: Recorder([
+            (200, #"{"id": 42, "serial": "SN-1", "name": "lamp", "created_at": "2026-11-27T10:00:00Z"}"#)
+        ]),
+        defaults: RequestDefaults(decoder: OpenAPICoding.decoder)
+    )
+    let loader = ModelLoader<Thing>(client: client, using: token) { .getThing(thingId: $0) }
+    let loaded = try await loader.loadModel(withID: 42)
+    check(loaded.id == 42 && loaded.name == "lamp", "a model with an id loads by its ID through a ModelLoader")
+
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let outbox = try Outbox<EndpointKinds.Basic>(directory: directory, client: client, startsSending: false) {
+        BasicCredentials(user: "u", password: "p")
+    }
+    let write = try outbox.enqueue(.deleteThing(thingId: 7))
+    check(write.group == "things/7", "a generated write is queued in the overlay's outbox group (\(write.group))")
+}
+
 try dates()
 try await requestsAndModels()
+try await loaderAndOutbox()
 try await documentedErrors()
 try await queriesAndPages()
 try await redaction()

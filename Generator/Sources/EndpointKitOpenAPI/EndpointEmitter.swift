@@ -181,6 +181,9 @@ enum EndpointEmitter {
         out.line(")")
         out.line("endpoint.decoder = \(SupportFile.coding).decoder")
         for statement in plan.settings?.statements ?? [] { out.line(statement) }
+        if let group = plan.settings?.outboxGroup {
+            out.line("endpoint.options.outboxGroup = \(interpolated(group, plan, pathStyle: false))")
+        }
         out.line("return endpoint")
     }
 
@@ -201,13 +204,20 @@ enum EndpointEmitter {
     /// The path as an `EndpointPath` literal: literal text as written, each `{name}` interpolated as its
     /// argument under its name, so that the endpoint's template is the description's.
     static func pathExpression(_ plan: OperationPlan) -> String {
+        interpolated(String(plan.path.drop(while: { $0 == "/" })), plan, pathStyle: true)
+    }
+
+    /// `template` as a string literal, each `{name}` naming a path parameter interpolated as its argument: under
+    /// its name, in an `EndpointPath` (`pathStyle`), or as its text.
+    static func interpolated(_ template: String, _ plan: OperationPlan, pathStyle: Bool) -> String {
         var result = "\""
-        var rest = Substring(plan.path.drop(while: { $0 == "/" }))
+        var rest = Substring(template)
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
             result += literalText(rest[..<open])
             let key = String(rest[rest.index(after: open)..<close])
             if let argument = plan.arguments.first(where: { $0.place == .path && $0.key == key }) {
-                result += "\\(\(SwiftName.escaped(argument.name)), as: \(SwiftName.literal(key)))"
+                let name = SwiftName.escaped(argument.name)
+                result += pathStyle ? "\\(\(name), as: \(SwiftName.literal(key)))" : "\\(\(name))"
             } else {
                 result += literalText(rest[open...close])
             }

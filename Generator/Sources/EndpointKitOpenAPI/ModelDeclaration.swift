@@ -66,6 +66,14 @@ struct ObjectModel: Hashable, Sendable {
     /// A final class rather than a struct: the type reaches itself through properties that are not arrays,
     /// maps or unions, which a struct cannot hold.
     var isReference = false
+
+    /// Whether the type is `Identifiable`: it has a required member `id` of a scalar type (text, an integer, a
+    /// UUID), so a `ModelLoader` can load and keep it by its ID.
+    var isIdentifiable: Bool {
+        properties.contains { $0.name == "id" && !$0.isOptional && Self.identifierTypes.contains($0.type) }
+    }
+
+    private static let identifierTypes: Set<String> = ["String", "Int", "Int32", "Int64", "UUID"]
 }
 
 /// A `oneOf`/`anyOf` schema as a Swift enum.

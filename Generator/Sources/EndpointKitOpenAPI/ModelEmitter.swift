@@ -17,7 +17,8 @@ enum ModelEmitter {
     private static func object(_ model: ObjectModel, to out: inout SwiftWriter) {
         out.documentation(model.documentation)
         let declaration = model.isReference ? "public final class" : "public struct"
-        out.block("\(declaration) \(model.name): Codable, Sendable") { out in
+        let identifiable = model.isIdentifiable ? ", Identifiable" : ""
+        out.block("\(declaration) \(model.name): Codable, Sendable\(identifiable)") { out in
             for property in model.properties {
                 out.documentation(property.documentation, limit: 160)
                 let optional = property.isOptional ? "?" : ""

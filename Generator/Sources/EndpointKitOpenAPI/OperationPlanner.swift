@@ -88,7 +88,7 @@ struct OperationPlanner {
         case .success(let kinds): operationKinds = kinds
         case .failure(let issue): return .failure(issue)
         }
-        let settings = overlay.operations?[label]
+        var settings = overlay.operations?[label]
         let name = factoryName(settings?.name ?? operation.operationId, method: endpoint.method.rawValue, path: path)
         var arguments: [OperationPlan.Argument] = []
         var taken: Set<String> = ["body"]
@@ -108,6 +108,7 @@ struct OperationPlanner {
         }
         let body = carriesBody ? requestBody(operation, name: name) : (argument: nil, kind: nil)
         if let argument = body.argument { arguments.append(argument) }
+        checkGroup(of: &settings, arguments: arguments, label: label)
         let errors = errorBodies(operation, name: name)
         let responseType = response(operation, name: name)
         return .success(
@@ -128,6 +129,30 @@ struct OperationPlanner {
                 paging: paging(operation, response: responseType, arguments: arguments)
             )
         )
+    }
+
+    /// Drops the overlay's outbox group of `settings`, and says so, when it names what is no path parameter.
+    private mutating func checkGroup(
+        of settings: inout Overlay.OperationSettings?,
+        arguments: [OperationPlan.Argument],
+        label: String
+    ) {
+        guard let group = settings?.outboxGroup, let unknown = Self.unknownNames(in: group, arguments: arguments)
+        else { return }
+        let issue = GenerationIssue.overlay("outboxGroup names \(unknown), not a path parameter: no group is set")
+        notes.append(GenerationNote(operation: label, issue: issue, operationSkipped: false))
+        settings?.outboxGroup = nil
+    }
+
+    /// The first `{name}` in `template` that is no path parameter among `arguments`, braces included.
+    static func unknownNames(in template: String, arguments: [OperationPlan.Argument]) -> String? {
+        let keys = Set(arguments.filter { $0.place == .path }.map(\.key))
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            if !keys.contains(String(rest[rest.index(after: open)..<close])) { return String(rest[open...close]) }
+            rest = rest[rest.index(after: close)...]
+        }
+        return nil
     }
 
     /// A unique factory name from the `operationId`, or from the method and path when there is none; a name

@@ -10,6 +10,7 @@ extension Overlay {
     ///         idempotencyKey: false    # options.isIdempotencyKeyed
     ///         throttled: false         # options.isThrottled
     ///         logged: false            # options.isLogged
+    ///         outboxGroup: things/{id} # options.outboxGroup, {…} naming path parameters
     ///
     /// A setting the generator does not know is an error, not ignored: a typo would otherwise change nothing.
     public struct OperationSettings: Decodable, Equatable, Sendable {
@@ -25,6 +26,9 @@ extension Overlay {
         public var throttled: Bool?
         /// `options.isLogged`: whether `ExchangeLogging` reports the request.
         public var logged: Bool?
+        /// `options.outboxGroup`: the `Outbox` group a write is queued in when the caller names none; each
+        /// `{name}` is the value of the path parameter of that name (`things/{id}`: one group per thing).
+        public var outboxGroup: String?
 
         /// `options.cacheDirectives`, durations in seconds.
         public struct CacheSettings: Decodable, Equatable, Sendable {
@@ -71,10 +75,11 @@ extension Overlay {
             idempotencyKey = try container.decodeIfPresent(Bool.self, forKey: .idempotencyKey)
             throttled = try container.decodeIfPresent(Bool.self, forKey: .throttled)
             logged = try container.decodeIfPresent(Bool.self, forKey: .logged)
+            outboxGroup = try container.decodeIfPresent(String.self, forKey: .outboxGroup)
         }
 
         private enum CodingKeys: String, CodingKey, CaseIterable {
-            case name, cached, cache, idempotencyKey, throttled, logged
+            case name, cached, cache, idempotencyKey, throttled, logged, outboxGroup
         }
 
         /// The statements that set these options on `endpoint`, in a generated factory.

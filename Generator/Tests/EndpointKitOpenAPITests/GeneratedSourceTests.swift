@@ -47,11 +47,11 @@ struct GeneratedSourceTests {
     }
 
     @Test(
-        "A type that holds itself directly is a final class; enums are open; unions follow a discriminator; a required read-only member is optional"
+        "A type that holds itself directly is a final class; enums are open; unions follow a discriminator; a required read-only member is optional; a required id makes a model Identifiable"
     )
     func models() throws {
         let shapes = try #require(try module("security-shapes.yaml")["Models.swift"])
-        #expect(shapes.contains("public final class Thing: Codable, Sendable {"))
+        #expect(shapes.contains("public final class Thing: Codable, Sendable, Identifiable {"))
         #expect(shapes.contains("public let parent: Thing?"))
         // Required, and read-only: the server sends it, and a request must not.
         #expect(shapes.contains("public let serial: String?"))
@@ -60,7 +60,7 @@ struct GeneratedSourceTests {
         let pets = try #require(
             try module("petstore.yaml", overlay: Overlay(yaml: "kinds:\n  default: public\n"))["Models.swift"]
         )
-        #expect(pets.contains("public struct Pet: Codable, Sendable {"))
+        #expect(pets.contains("public struct Pet: Codable, Sendable, Identifiable {"))
         #expect(pets.contains("public indirect enum PetKind: Codable, Sendable {"))
         #expect(pets.contains("case \"cat\": self = .cat(try Cat(from: decoder))"))
         #expect(pets.contains("public typealias Pets = [Pet]"))
@@ -210,7 +210,9 @@ extension GeneratedSourceTests {
 }
 
 extension GeneratedSourceTests {
-    @Test("The overlay names a factory and sets its options; it reports an operation the description lacks")
+    @Test(
+        "The overlay names a factory and sets its options; it reports an operation the description lacks, and a group naming no path parameter"
+    )
     func overlaySettings() throws {
         let overlay = try Overlay(
             yaml: """
@@ -220,6 +222,10 @@ extension GeneratedSourceTests {
                     cached: false
                     cache: { noCache: true, maxAge: 60 }
                     logged: false
+                  deleteThing:
+                    outboxGroup: "things/{thingId}"
+                  createThingWithEither:
+                    outboxGroup: "things/{thingId}"
                   getThng:
                     cached: false
                 """
@@ -237,10 +243,15 @@ extension GeneratedSourceTests {
                 "endpoint.options.cacheDirectives = CacheDirectives(noCache: true, maxAge: .seconds(60))"
             )
         )
+        #expect(endpoints.contains("endpoint.options.outboxGroup = \"things/\\(thingId)\"\n"))
+        #expect(endpoints.components(separatedBy: "options.outboxGroup").count == 2)
+        let notes = module.notes.map(\.description)
         #expect(
-            module.notes.map(\.description)
-                .contains("getThng: overlay: the description has no such operation; its settings change nothing")
+            notes.contains(
+                "createThingWithEither: overlay: outboxGroup names {thingId}, not a path parameter: no group is set"
+            )
         )
+        #expect(notes.contains("getThng: overlay: the description has no such operation; its settings change nothing"))
     }
 
     @Test("A setting the overlay does not know is an error that names it, at any level")

@@ -66,6 +66,18 @@ extension RequestOptions {
         static let defaultValue: PageWalk? = nil
     }
 
+    private enum OutboxGroupKey: RequestOptionKey {
+        static let defaultValue: String? = nil
+    }
+
+    /// The ``Outbox`` group a write of this endpoint is queued in when the caller names none (see
+    /// ``Outbox/enqueue(_:group:)``), e.g. `"items/42"` so that writes to one item keep their order while
+    /// other items' go in parallel; `nil` (the default) for ``OutboxWrite/defaultGroup``.
+    public var outboxGroup: String? {
+        get { self[OutboxGroupKey.self] }
+        set { self[OutboxGroupKey.self] = newValue }
+    }
+
     /// The walk of a paged list this call fetches a page of, set by ``Pages``; `nil` for any other call.
     public var pageWalk: PageWalk? {
         get { self[PageWalkKey.self] }
@@ -129,6 +141,7 @@ extension RequestOptions {
             ObjectIdentifier(LoggedKey.self), ObjectIdentifier(IdempotencyKeyedKey.self),
             ObjectIdentifier(ValidatedKey.self), ObjectIdentifier(CachedKey.self),
             ObjectIdentifier(CacheDirectivesKey.self), ObjectIdentifier(PageWalkKey.self),
+            ObjectIdentifier(OutboxGroupKey.self),
         ]
         return values.keys.filter { !own.contains($0) }.count
     }

@@ -54,9 +54,9 @@ extension ModelLoader where Model: Codable {
     ///   - model: The value to show now.
     ///   - endpoint: The write that sends it.
     ///   - outbox: Where the write waits.
-    ///   - group: The writes sent in order with this one: by default the outbox's one ordered stream
-    ///     (``OutboxWrite/defaultGroup``), shared with ``Outbox/enqueue(_:group:)``; name groups to let unrelated
-    ///     writes go in parallel.
+    ///   - group: The writes sent in order with this one: by default the endpoint's
+    ///     ``RequestOptions/outboxGroup``, or else the outbox's one ordered stream (``OutboxWrite/defaultGroup``),
+    ///     shared with ``Outbox/enqueue(_:group:)``; name groups to let unrelated writes go in parallel.
     /// - Returns: The write, as the outbox shows it.
     /// - Throws: What ``Outbox/enqueue(_:group:)`` throws, and ``EndpointError/Kind/encodingFailed`` when the model
     ///   cannot be encoded; nothing is queued or shown then.
@@ -65,7 +65,7 @@ extension ModelLoader where Model: Codable {
         _ model: Model,
         sending endpoint: Endpoint<Kind, Response>,
         through outbox: Outbox<Kind>,
-        group: String = OutboxWrite.defaultGroup
+        group: String? = nil
     ) throws(EndpointError) -> OutboxWrite {
         let listener = listener(in: outbox)
         var record = try OutboxRecord(endpoint, group: group, client: outbox.client, policy: outbox.policy)

@@ -135,7 +135,9 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
     ///
     ///     try outbox.enqueue(.createItem(newItem), group: "items")
     ///
-    /// An endpoint with its own `Idempotency-Key` header keeps it; any other gets a new random key.
+    /// Without a `group` the write goes in the endpoint's ``RequestOptions/outboxGroup``, or else in
+    /// ``OutboxWrite/defaultGroup``. An endpoint with its own `Idempotency-Key` header keeps it; any other gets a
+    /// new random key.
     ///
     /// - Returns: The write, as ``pending`` and ``changes()`` show it.
     /// - Throws: ``EndpointError/Kind/invalidRequest`` for an endpoint that cannot be sent or that carries a
@@ -144,7 +146,7 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
     @discardableResult
     public func enqueue<Response>(
         _ endpoint: Endpoint<Kind, Response>,
-        group: String = OutboxWrite.defaultGroup
+        group: String? = nil
     ) throws(EndpointError) -> OutboxWrite {
         try queue.enqueue(OutboxRecord(endpoint, group: group, client: client, policy: policy))
     }

@@ -66,10 +66,10 @@ extension OutboxRecord {
     ///
     /// - Throws: ``EndpointError/Kind/invalidRequest`` for an endpoint that cannot be sent, carries a secret header
     ///   or query item (the outbox never writes credentials to disk), streams its body, or has a setting the record
-    ///   cannot keep (see `settings(of:invalid:)`).
+    ///   cannot keep (see `settings(of:client:invalid:)`).
     init<Kind, Response>(
         _ endpoint: Endpoint<Kind, Response>,
-        group: String,
+        group: String?,
         client: EndpointClient,
         policy: OutboxPolicy
     ) throws(EndpointError) {
@@ -97,7 +97,7 @@ extension OutboxRecord {
                 "carries the secret query item \(secret.name), and the outbox never writes credentials to disk"
             )
         }
-        let settings = try Self.settings(of: endpoint, invalid: invalid)
+        let settings = try Self.settings(of: endpoint, client: client, invalid: invalid)
         let content = try Self.content(of: endpoint, client: client, invalid: invalid)
         let ownKey = endpoint.headers[.idempotencyKey]
         let key = ownKey.map(Self.unquoted) ?? UUID().uuidString
@@ -105,7 +105,7 @@ extension OutboxRecord {
             id: UUID().uuidString,
             key: key,
             keyHeader: ownKey ?? Self.header(for: key, format: policy.keyFormat),
-            group: group,
+            group: group ?? endpoint.options.outboxGroup ?? OutboxWrite.defaultGroup,
             queuedAt: Date(),
             method: endpoint.method.rawValue,
             path: endpoint.url == nil ? endpoint.path.percentEncoded : "",
@@ -128,10 +128,17 @@ extension OutboxRecord {
     /// directives, `isValidated = false` (the outbox must judge the status), and options of the user's own keys.
     private static func settings<Kind, Response>(
         of endpoint: Endpoint<Kind, Response>,
+        client: EndpointClient,
         invalid: (String) -> EndpointError
     ) throws(EndpointError) -> Settings {
+        // The client's own decoder is kept by the client: answers read after a restart are read the same way.
+        let ownDecoder = endpoint.decoder.map { $0 !== client.defaults.decoder } ?? false
         let refused: [(Bool, String)] = [
-            (endpoint.decoder != nil, "a decoder of its own (the outbox reads answers with the client's decoder)"),
+            (
+                ownDecoder,
+                "a decoder other than its client's (the outbox reads answers with the client's decoder; give the "
+                    + "client this decoder in its RequestDefaults)"
+            ),
             (endpoint.options.retryPolicy != nil, "a retry policy (the outbox's own backoff is its only one)"),
             (endpoint.options.cacheDirectives != CacheDirectives(), "cache directives (a write is never served)"),
             (!endpoint.options.isValidated, "isValidated = false (the outbox must judge each answer's status)"),

@@ -4,7 +4,7 @@
 import EndpointKit
 import Foundation
 
-public struct CatalogueItem: Codable, Sendable {
+public struct CatalogueItem: Codable, Sendable, Identifiable {
     public var id: Int
     public var name: String
 

@@ -65,6 +65,47 @@ struct OutboxSettingsTests {
         #expect(outbox.pending.isEmpty)
     }
 
+    @Test("A write queued without a group goes in its endpoint's; a group the caller names wins")
+    func endpointGroup() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = OutboxTestSupport.client(StubTransport(replies: []))
+        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
+        let loader = ModelLoader<OutboxNote>(client: client) {
+            Endpoint<EndpointKinds.Public, OutboxNote>(path: "notes/\($0)")
+        }
+        var endpoint = OutboxTestSupport.save(OutboxNote(id: "n1", text: "a"))
+        endpoint.options.outboxGroup = "notes/n1"
+
+        try outbox.enqueue(endpoint)
+        try outbox.enqueue(endpoint, group: "named")
+        try loader.update(OutboxNote(id: "n1", text: "b"), sending: endpoint, through: outbox)
+        try outbox.enqueue(OutboxTestSupport.save(OutboxNote(id: "n2", text: "c")))
+
+        #expect(outbox.pending.map(\.group) == ["notes/n1", "named", "notes/n1", OutboxWrite.defaultGroup])
+    }
+
+    @Test("An endpoint that decodes with its client's own decoder is queued; any other decoder is refused")
+    func clientDecoderKept() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let shared = JSONDecoder()
+        shared.dateDecodingStrategy = .iso8601
+        let client = EndpointClient(
+            environment: OutboxTestSupport.client(StubTransport(replies: [])).environment,
+            transport: StubTransport(replies: []),
+            defaults: RequestDefaults(decoder: shared)
+        )
+        let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
+        var endpoint = OutboxTestSupport.save(OutboxNote(id: "n1", text: "a"))
+        endpoint.decoder = shared
+        try outbox.enqueue(endpoint)
+        endpoint.decoder = JSONDecoder()
+
+        let refused = #expect(throws: EndpointError.self) { try outbox.enqueue(endpoint) }
+
+        #expect(outbox.pending.count == 1)
+        #expect(refused?.message.contains("a decoder other than its client's") == true)
+    }
+
     @Test("A pause a group earned ends on its own schedule, not on another group's success")
     func pausesApart() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
