@@ -311,6 +311,7 @@ func loaderAndOutbox() async throws {
     let loader = ModelLoader<Thing>(client: client, using: token) { .getThing(thingId: $0) }
     let loaded = try await loader.loadModel(withID: 42)
     check(loaded.id == 42 && loaded.name == "lamp", "a model with an id loads by its ID through a ModelLoader")
+    check(Problem(code: "gone").id == "gone", "a model is identified by the member the overlay names")
 
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }

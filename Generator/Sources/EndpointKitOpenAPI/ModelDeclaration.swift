@@ -67,13 +67,18 @@ struct ObjectModel: Hashable, Sendable {
     /// maps or unions, which a struct cannot hold.
     var isReference = false
 
-    /// Whether the type is `Identifiable`: it has a required member `id` of a scalar type (text, an integer, a
-    /// UUID), so a `ModelLoader` can load and keep it by its ID.
+    /// The Swift name of the member the overlay identifies the model by, when it is not `id`.
+    var identifier: String?
+
+    /// Whether the type is `Identifiable`, so a `ModelLoader` can load and keep it by its ID: it has a required
+    /// member `id` of a scalar type (text, an integer, a UUID), or the overlay names another member.
     var isIdentifiable: Bool {
-        properties.contains { $0.name == "id" && !$0.isOptional && Self.identifierTypes.contains($0.type) }
+        identifier != nil
+            || properties.contains { $0.name == "id" && !$0.isOptional && Self.identifierTypes.contains($0.type) }
     }
 
-    private static let identifierTypes: Set<String> = ["String", "Int", "Int32", "Int64", "UUID"]
+    /// The types an identifying member may have.
+    static let identifierTypes: Set<String> = ["String", "Int", "Int32", "Int64", "UUID"]
 }
 
 /// A `oneOf`/`anyOf` schema as a Swift enum.

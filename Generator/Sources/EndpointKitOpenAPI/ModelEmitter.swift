@@ -25,6 +25,12 @@ enum ModelEmitter {
                 let keyword = model.isReference ? "let" : "var"
                 out.line("public \(keyword) \(SwiftName.escaped(property.name)): \(property.type)\(optional)")
             }
+            if let identifier = model.identifier, identifier != "id",
+                let property = model.properties.first(where: { $0.name == identifier })
+            {
+                out.line("/// The member `ModelLoader` keeps the model by, as the overlay names it.")
+                out.line("public var id: \(property.type) { \(SwiftName.escaped(identifier)) }")
+            }
             if !model.properties.isEmpty { out.line() }
             initializer(model, to: &out)
             if model.properties.contains(where: { $0.key != $0.name }) {

@@ -37,7 +37,9 @@ public struct OpenAPIGenerator: Sendable {
             GeneratedModule.File(name: "SecurityKinds.swift", text: kinds(Array(planner.kinds.declarations.values)))
         )
         let schemas = planner.schemas
-        let declarations = RecursionCheck.markingReferences(schemas.order.compactMap { schemas.declarations[$0] })
+        let (declarations, modelNotes) = overlay.applyingModelSettings(
+            to: RecursionCheck.markingReferences(schemas.order.compactMap { schemas.declarations[$0] })
+        )
         files += chunked(
             "Models",
             declarations.map { declaration in
@@ -46,7 +48,7 @@ public struct OpenAPIGenerator: Sendable {
                 return out.text
             }
         )
-        return GeneratedModule(files: files, operations: plans.count, notes: planner.notes)
+        return GeneratedModule(files: files, operations: plans.count, notes: planner.notes + modelNotes)
     }
 
     /// A Swift file declaring `callEveryOperation(_ trip: RoundTrip) async`, which calls each operation of

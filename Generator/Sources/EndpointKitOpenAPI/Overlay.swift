@@ -14,6 +14,8 @@ import Yams
 ///       getThing:                # see OperationSettings
 ///         name: thing
 ///         cache: { maxAge: 60 }
+///     models:
+///       Region: { id: slug }     # see ModelSettings
 public struct Overlay: Decodable, Equatable, Sendable {
     /// Kinds for operations: a default, how bearer tokens are given, and kinds by `operationId`.
     public struct Kinds: Decodable, Equatable, Sendable {
@@ -45,6 +47,9 @@ public struct Overlay: Decodable, Equatable, Sendable {
     /// Names and options by operation (its `operationId`, or its method and path).
     public var operations: [String: OperationSettings]?
 
+    /// Settings by generated model name.
+    public var models: [String: ModelSettings]?
+
     /// An overlay with `kinds`; an empty one changes nothing.
     public init(kinds: Kinds? = nil) { self.kinds = kinds }
 
@@ -54,10 +59,11 @@ public struct Overlay: Decodable, Equatable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         kinds = try container.decodeIfPresent(Kinds.self, forKey: .kinds)
         operations = try container.decodeIfPresent([String: OperationSettings].self, forKey: .operations)
+        models = try container.decodeIfPresent([String: ModelSettings].self, forKey: .models)
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case kinds, operations
+        case kinds, operations, models
     }
 
     /// Reads an overlay from YAML (or JSON) text; a setting it does not know is an error.

@@ -254,11 +254,46 @@ extension GeneratedSourceTests {
         #expect(notes.contains("getThng: overlay: the description has no such operation; its settings change nothing"))
     }
 
+    @Test("The overlay identifies a model by a member of another name; a setting that cannot apply is reported")
+    func overlayModels() throws {
+        let overlay = try Overlay(
+            yaml: """
+                models:
+                  PageInfo: { id: page }
+                  Problem: { id: detail }
+                  Thing: { id: name }
+                  Note: { id: missing }
+                  Nothing: { id: id }
+                """
+        )
+        let module = OpenAPIGenerator(overlay: overlay).generate(from: try Fixtures.description("security-shapes.yaml"))
+        let models = module.files.filter { $0.name.hasPrefix("Models") }.map(\.text).joined()
+        let notes = module.notes.map(\.description)
+
+        #expect(models.contains("public struct PageInfo: Codable, Sendable, Identifiable {"))
+        #expect(models.contains("public var id: Int { page }"))
+        #expect(models.contains("public struct Problem: Codable, Sendable {"))
+        #expect(
+            notes.contains(
+                "models.Problem: overlay: id: detail is not a required member of text, an integer or a UUID, so it cannot identify the model"
+            )
+        )
+        #expect(
+            notes.contains("models.Thing: overlay: id: the model has a member id of its own; name cannot be its id")
+        )
+        #expect(notes.contains("models.Note: overlay: id: the model has no member missing"))
+        #expect(
+            notes.contains(
+                "models.Nothing: overlay: the module declares no object model of that name; its settings change nothing"
+            )
+        )
+    }
+
     @Test("A setting the overlay does not know is an error that names it, at any level")
     func overlayTypos() {
         for yaml in [
             "kind:\n  default: public\n", "kinds:\n  defualt: public\n", "operations:\n  a:\n    cahced: false\n",
-            "operations:\n  a:\n    cache: { maxage: 60 }\n",
+            "operations:\n  a:\n    cache: { maxage: 60 }\n", "models:\n  A:\n    key: id\n",
         ] {
             #expect(throws: DecodingError.self, "\(yaml)") { try Overlay(yaml: yaml) }
         }
