@@ -28,7 +28,7 @@ enum ModelEmitter {
             if let identifier = model.identifier, identifier != "id",
                 let property = model.properties.first(where: { $0.name == identifier })
             {
-                out.line("/// The member `ModelLoader` keeps the model by, as the overlay names it.")
+                out.line("/// The model's ID for a `ModelLoader`: its member the overlay names.")
                 out.line("public var id: \(property.type) { \(SwiftName.escaped(identifier)) }")
             }
             if !model.properties.isEmpty { out.line() }

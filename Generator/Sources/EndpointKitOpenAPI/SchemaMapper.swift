@@ -248,7 +248,8 @@ struct SchemaMapper {
         // Foundation and the standard library
         "Any", "Array", "Bool", "CharacterSet", "Codable", "CodingKey", "CodingKeys", "Data", "Date", "Decimal",
         "Decodable", "Decoder", "DecodingError", "Dictionary", "Double", "Encodable", "Encoder", "EncodingError",
-        "Equatable", "Error", "Float", "Foundation", "Hashable", "Int", "Int64", "JSONDecoder", "JSONEncoder", "Never",
+        "Equatable", "Error", "Float", "Foundation", "Hashable", "Identifiable", "Int", "Int32", "Int64", "JSONDecoder",
+        "JSONEncoder", "Never",
         "Optional", "Protocol", "Result", "Self", "Sendable", "Set", "String", "Type", "URL", "URLComponents",
         "URLQueryItem", "URLRequest", "UUID", "Void",
     ]

@@ -46,6 +46,8 @@ struct SwiftNameTests {
     func reservedNames() {
         #expect(SchemaMapper.unreserved("AccessToken") == "AccessTokenModel")
         #expect(SchemaMapper.unreserved("Error") == "ErrorModel")
+        // Models with an id conform to Identifiable by that name.
+        #expect(SchemaMapper.unreserved("Identifiable") == "IdentifiableModel")
         #expect(SchemaMapper.unreserved("Customer") == "Customer")
     }
 }
