@@ -66,7 +66,7 @@ let token = AccessToken("t0ken")
 /// What each kind sends, and what the models decode.
 func requestsAndModels() async throws {
     let thing =
-        #"{"id": 42, "serial": "SN-1", "name": "lamp", "status": "archived", "created_at": "2026-11-27T10:00:00Z", "parent": {"id": 1, "name": "room", "status": "active", "created_at": "2026-11-27T10:00:00.250Z"}}"#
+        #"{"id": 42, "serial": "SN-1", "name": "lamp", "status": "archived", "created_at": "2026-11-27T10:00:00Z", "nickname": "", "parent": {"id": 1, "name": "room", "status": "active", "created_at": "2026-11-27T10:00:00.250Z", "nickname": "desk"}}"#
     let recorder = Recorder([
         (200, thing), (200, "[]"), (200, "[]"), (200, "[]"), (200, "[]"), (201, thing), (201, thing), (200, "[]"),
     ])
@@ -86,6 +86,7 @@ func requestsAndModels() async throws {
     )
     check(fetched.parent?.status == .active && fetched.parent?.name == "room", "a type that holds itself decodes")
     check(fetched.serial == "SN-1", "a required read-only member is read from a response")
+    try checkValues(fetched)
     let sentThing = String(decoding: try OpenAPICoding.encoder.encode(Thing(id: 7, name: "new")), as: UTF8.self)
     check(!sentThing.contains("serial"), "a read-only member left nil is not sent: \(sentThing)")
     check(fetched.createdAt == Date(timeIntervalSince1970: 1_795_773_600), "a date-time decodes (RFC 3339)")
@@ -113,6 +114,24 @@ func requestsAndModels() async throws {
     _ = try await client.response(for: .listThingsWithBoth(), using: both)
 
     try checkSent(await recorder.sent)
+}
+
+/// What `OrEmpty` and the open enums decode, encode and compare as.
+func checkValues(_ fetched: Thing) throws {
+    check(
+        fetched.nickname == .empty && fetched.parent?.nickname == .value("desk"),
+        "a value or the empty string decodes as OrEmpty: the empty string as .empty"
+    )
+    let cleared = String(
+        decoding: try OpenAPICoding.encoder.encode(Thing(id: 7, name: "new", nickname: .empty)),
+        as: UTF8.self
+    )
+    check(cleared.contains(#""nickname":"""#), "OrEmpty.empty is sent as the empty string: \(cleared)")
+    check(
+        ThingStatus(rawValue: "retired") == .retired && ThingStatus.retired.rawValue == "retired"
+            && Set([ThingStatus.active, ThingStatus(rawValue: "active")]).count == 1,
+        "a listed value and its case are one: by raw value, by equality and by hash"
+    )
 }
 
 /// What the calls of ``requestsAndModels()`` sent, in order.

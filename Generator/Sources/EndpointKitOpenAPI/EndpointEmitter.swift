@@ -154,36 +154,31 @@ enum EndpointEmitter {
                 out.line("if !cookies.isEmpty { headers.add(cookies.joined(separator: \"; \"), for: \"Cookie\") }")
             }
         }
-        let deep = plan.arguments.filter { $0.place == .deepQuery }
-        let items = query.map { "\(SwiftName.literal($0.key)): \(SwiftName.escaped($0.name))" }
-        if !deep.isEmpty {
-            out.line("var queryItems = [URLQueryItem](query: [\(items.isEmpty ? ":" : items.joined(separator: ", "))])")
-            for argument in deep {
-                out.line(
-                    "queryItems += DeepObjectQuery.items(named: \(SwiftName.literal(argument.key)), \(SwiftName.escaped(argument.name)))"
-                )
-            }
+        let deep = plan.arguments.filter { $0.place == .deepQuery }.map { argument in
+            "DeepObjectQuery.items(named: \(SwiftName.literal(argument.key)), \(SwiftName.escaped(argument.name)))"
         }
-        out.line("var endpoint = Self(")
-        out.line("    method: \(method(plan.method)),")
-        out.line("    path: \(pathExpression(plan)),")
-        if !deep.isEmpty {
-            out.line("    queryItems: queryItems,")
-        } else if !query.isEmpty {
-            out.line("    query: [\(items.joined(separator: ", "))],")
+        var arguments = [method(plan.method), pathExpression(plan)]
+        if !query.isEmpty {
+            let items = query.map { "\(SwiftName.literal($0.key)): \(SwiftName.escaped($0.name))" }
+            arguments.append("query: [\(items.joined(separator: ", "))]")
         }
-        if !headers.isEmpty { out.line("    headers: headers,") }
+        if !deep.isEmpty { arguments.append("queryItems: " + deep.joined(separator: " + ")) }
+        if !headers.isEmpty { arguments.append("headers: headers") }
         if let body = plan.body, let argument = plan.arguments.first(where: { $0.place == .body }) {
             let made = bodyExpression(body, value: argument.isOptional ? "$0" : "body")
-            out.line(argument.isOptional ? "    body: body.map { \(made) }," : "    body: \(made),")
+            arguments.append(argument.isOptional ? "body: body.map { \(made) }" : "body: \(made)")
         }
-        out.line("    envelope: .plain")
-        out.line(")")
-        out.line("endpoint.decoder = \(SupportFile.coding).decoder")
-        for statement in plan.settings?.statements ?? [] { out.line(statement) }
+        let made = "Self.generated(\(arguments.joined(separator: ", ")))"
+        var statements = plan.settings?.statements ?? []
         if let group = plan.settings?.outboxGroup {
-            out.line("endpoint.options.outboxGroup = \(interpolated(group, plan, pathStyle: false))")
+            statements.append("endpoint.options.outboxGroup = \(interpolated(group, plan, pathStyle: false))")
         }
+        if statements.isEmpty {
+            out.line(headers.isEmpty ? made : "return " + made)
+            return
+        }
+        out.line("var endpoint = " + made)
+        for statement in statements { out.line(statement) }
         out.line("return endpoint")
     }
 

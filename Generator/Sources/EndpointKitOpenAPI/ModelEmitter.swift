@@ -31,18 +31,14 @@ enum ModelEmitter {
                 out.line("/// The model's ID for a `ModelLoader`: its member the overlay names.")
                 out.line("public var id: \(property.type) { \(SwiftName.escaped(identifier)) }")
             }
-            if !model.properties.isEmpty { out.line() }
             initializer(model, to: &out)
             if model.properties.contains(where: { $0.key != $0.name }) {
-                out.line()
                 out.block("enum CodingKeys: String, CodingKey") { out in
-                    for property in model.properties {
+                    let keys = model.properties.map { property in
                         let name = SwiftName.escaped(property.name)
-                        out.line(
-                            property.key == property.name
-                                ? "case \(name)" : "case \(name) = \(SwiftName.literal(property.key))"
-                        )
+                        return property.key == property.name ? name : "\(name) = \(SwiftName.literal(property.key))"
                     }
+                    out.list(keys, prefix: "case ")
                 }
             }
         }
@@ -61,9 +57,14 @@ enum ModelEmitter {
     }
 
     private static func stringEnum(name: String, values: [String], documentation: String?, to out: inout SwiftWriter) {
-        if out.documentation(documentation) { out.line("///") }
-        out.line("/// Open: a value the description does not list decodes as `unknown` and is sent back as it came.")
-        var taken: Set<String> = ["unknown", "listed", "rawValue", "description", "hashValue"]
+        if !out.documentation(documentation) {
+            out.line(
+                "/// Open: a value the description does not list decodes as `unknown` and is sent back as it came."
+            )
+        }
+        var taken: Set<String> = [
+            "unknown", "listed", "listedValues", "unknownValue", "rawValue", "description", "hashValue", "queryValues",
+        ]
         let cases = values.map { value in
             (value: value, name: SchemaMapper.unique(SwiftName.member(value.isEmpty ? "empty" : value), in: &taken))
         }
@@ -71,46 +72,40 @@ enum ModelEmitter {
         out.block("public enum \(name): OpenEnum") { out in
             out.line("case \(names.joined(separator: ", "))")
             out.line("case unknown(String)")
-            out.line()
             out.line("public static let listed: [Self] = [\(names.map { "." + $0 }.joined(separator: ", "))]")
-            out.line()
-            out.block("public var rawValue: String") { out in
-                out.switchBlock("self") { out in
-                    for item in cases {
-                        out.line("case .\(SwiftName.escaped(item.name)): \(SwiftName.literal(item.value))")
-                    }
-                    out.line("case .unknown(let value): value")
-                }
-            }
+            out.line(
+                "public static let listedValues: [String] = [\(cases.map { SwiftName.literal($0.value) }.joined(separator: ", "))]"
+            )
+            out.line("public var unknownValue: String? { if case .unknown(let value) = self { value } else { nil } }")
         }
     }
 
     private static func union(_ model: UnionModel, to out: inout SwiftWriter) {
-        if out.documentation(model.documentation) { out.line("///") }
-        out.line(
-            "/// One of several shapes: decoded as the first that decodes"
-                + (model.discriminatorKey == nil ? "." : ", or as the one its discriminator names.")
-        )
+        if !out.documentation(model.documentation) {
+            out.line(
+                "/// One of several shapes: decoded as the first that decodes"
+                    + (model.discriminatorKey == nil ? "." : ", or as the one its discriminator names.")
+            )
+        }
         out.block("public indirect enum \(model.name): Codable, Sendable") { out in
             for alternative in model.alternatives {
                 out.line("case \(SwiftName.escaped(alternative.caseName))(\(alternative.type))")
             }
-            out.line()
             out.block("public init(from decoder: any Decoder) throws") { out in
                 if let key = model.discriminatorKey { discriminated(model, key: key, to: &out) }
                 out.line("let container = try decoder.singleValueContainer()")
-                for alternative in model.alternatives {
-                    out.block("if let value = try? container.decode(\(alternative.type).self)") { out in
-                        out.line("self = .\(SwiftName.escaped(alternative.caseName))(value)")
-                        out.line("return")
-                    }
+                for (index, alternative) in model.alternatives.enumerated() {
+                    let keyword = index == 0 ? "if" : "} else if"
+                    out.line("\(keyword) let value = try? container.decode(\(alternative.type).self) {")
+                    out.line("    self = .\(SwiftName.escaped(alternative.caseName))(value)")
                 }
-                out.line("throw DecodingError.dataCorrupted(")
+                out.line("} else {")
+                out.line("    throw DecodingError.dataCorrupted(")
                 out.line(
-                    "    .init(codingPath: decoder.codingPath, debugDescription: \"no shape of \(model.name) matches\"))"
+                    "        .init(codingPath: decoder.codingPath, debugDescription: \"no shape of \(model.name) matches\"))"
                 )
+                out.line("}")
             }
-            out.line()
             out.block("public func encode(to encoder: any Encoder) throws") { out in
                 out.line("var container = encoder.singleValueContainer()")
                 out.switchBlock("self") { out in

@@ -8,7 +8,8 @@ struct OperationPlanner {
     let document: OpenAPI.Document
     let overlay: Overlay
     private(set) var notes: [GenerationNote] = []
-    private var takenNames = Set<String>()
+    /// Factory names in use; `generated` is the support file's own.
+    private var takenNames: Set<String> = ["generated"]
 
     init(document: OpenAPI.Document, overlay: Overlay) {
         self.document = document

@@ -14,7 +14,7 @@ struct SchemaMapper {
     private var taken: Set<String>
     /// How many pointers are being followed now: a pointer that leads back to itself stops at `JSONValue`.
     private var pointerDepth = 0
-    /// The name of each inline model by its shape, so that a shape met again is not declared again.
+    /// The name of each model by its shape, so that an inline shape met again is not declared again.
     private var shapes: [ModelDeclaration: String] = [:]
     /// The Swift type name of each component schema.
     private let componentNames: [String: String]
@@ -86,6 +86,9 @@ struct SchemaMapper {
         case .one(let alternatives, _), .any(let alternatives, _):
             let present = alternatives.filter { !Self.isNull($0) }
             if present.count == 1 { return type(of: present[0], suggested: suggested) }
+            if let value = Self.besideEmptyString(present) {
+                return "\(SupportFile.orEmpty)<\(type(of: value, suggested: suggested))>"
+            }
             return declareOnce(suggested) { $0.unionModel(schema, alternatives: present, name: $1) }
         case .null, .not, .fragment:
             return SupportFile.jsonValue
@@ -168,7 +171,7 @@ struct SchemaMapper {
             }
         case .one(let alternatives, _), .any(let alternatives, _):
             let present = alternatives.filter { !Self.isNull($0) }
-            if present.count > 1 {
+            if present.count > 1, Self.besideEmptyString(present) == nil {
                 declareOnce(name, exact: true) { $0.unionModel(schema, alternatives: present, name: $1) }
             } else {
                 alias(name, to: schema)
@@ -204,7 +207,8 @@ struct SchemaMapper {
             taken.remove(chosen)
             return existing
         }
-        if !exact { shapes[declaration.shape] = chosen }
+        // A component's shape is kept too, so that an inline schema of the same shape is declared as it.
+        if shapes[declaration.shape] == nil { shapes[declaration.shape] = chosen }
         record(declaration)
         return chosen
     }
@@ -258,6 +262,21 @@ struct SchemaMapper {
     static func strings(_ values: [AnyCodable]?) -> [String] {
         var seen = Set<String>()
         return (values ?? []).compactMap { $0.value as? String }.filter { seen.insert($0).inserted }
+    }
+
+    /// The other alternative when `alternatives` are two and one is the empty string alone (`enum: [""]`, which
+    /// Stripe lists to clear a field): such a union is an `OrEmpty` of the other.
+    static func besideEmptyString(_ alternatives: [JSONSchema]) -> JSONSchema? {
+        guard alternatives.count == 2 else { return nil }
+        let empty = alternatives.map { schema in
+            if case .string(let core, _) = schema.value { return strings(core.allowedValues) == [""] }
+            return false
+        }
+        switch (empty[0], empty[1]) {
+        case (true, false): return alternatives[1]
+        case (false, true): return alternatives[0]
+        default: return nil
+        }
     }
 
     static func isNull(_ schema: JSONSchema) -> Bool {

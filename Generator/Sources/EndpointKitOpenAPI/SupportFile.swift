@@ -4,10 +4,11 @@ enum SupportFile {
     static let jsonValue = "JSONValue"
     static let jsonObject = "[String: JSONValue]"
     static let coding = "OpenAPICoding"
+    static let orEmpty = "OrEmpty"
     /// Names the generated module declares besides its models and kinds.
     static let typeNames = [
         jsonValue, coding, KindPlanner.namespace, "OpenEnum", "APIKeyPlacement", "DocumentedErrorMissing",
-        "DeepObjectQuery", "CookieValue",
+        "DeepObjectQuery", "CookieValue", orEmpty,
     ]
 
     static let fileName = "OpenAPISupport.swift"
@@ -66,24 +67,94 @@ enum SupportFile {
             }
         }
 
+        /// A value, or the empty string its description lists beside it (`anyOf: [{…}, {enum: [""]}]`): Stripe
+        /// reads `""` as "clear this field" and may send it back. An empty string decodes as `empty`, anything
+        /// else as a `Value`.
+        public indirect enum OrEmpty<Value: Codable & Sendable>: Codable, Sendable {
+            case value(Value)
+            case empty
+
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let text = try? container.decode(String.self), text.isEmpty {
+                    self = .empty
+                } else {
+                    self = .value(try container.decode(Value.self))
+                }
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .value(let value): try container.encode(value)
+                case .empty: try container.encode("")
+                }
+            }
+        }
+
+        extension OrEmpty: Equatable where Value: Equatable {}
+        extension OrEmpty: Hashable where Value: Hashable {}
+
         /// A string enum that keeps the values its description does not list: `unknown` holds them, and they are
-        /// sent back as they came, so a value a server adds later never fails a response.
-        public protocol OpenEnum: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible, QueryValue
-        where RawValue == String {
+        /// sent back as they came, so a value a server adds later never fails a response. Two values are equal when
+        /// they are the same case: decoding and ``init(rawValue:)`` make a listed value its case, never `unknown`.
+        public protocol OpenEnum: Codable, Hashable, Sendable, CustomStringConvertible, QueryValue {
             /// Every case the description lists, in its order.
             static var listed: [Self] { get }
+            /// The value each case of ``listed`` is sent as, in the same order.
+            static var listedValues: [String] { get }
             /// A value the description does not list.
             static func unknown(_ value: String) -> Self
+            /// The value `unknown` holds, or `nil` for a listed case.
+            var unknownValue: String? { get }
         }
 
         extension OpenEnum {
             /// The listed case whose value is `rawValue`, or `unknown(rawValue)`.
             public init(rawValue: String) {
-                self = Self.listed.first { $0.rawValue == rawValue } ?? .unknown(rawValue)
+                self = Self.listedValues.firstIndex(of: rawValue).map { Self.listed[$0] } ?? .unknown(rawValue)
+            }
+
+            /// The value as it is sent.
+            public var rawValue: String {
+                if let value = unknownValue { return value }
+                guard let index = Self.listed.firstIndex(of: self), index < Self.listedValues.count else {
+                    preconditionFailure("\(Self.self): a case is missing from listed or listedValues")
+                }
+                return Self.listedValues[index]
+            }
+
+            /// Decodes a string: the listed case it names, or `unknown`.
+            public init(from decoder: any Decoder) throws {
+                self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+            }
+
+            /// Encodes the value as a string.
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode(rawValue)
             }
 
             /// The value as it is sent.
             public var description: String { rawValue }
+
+            /// The value as it is sent, one query item.
+            public var queryValues: [String] { [rawValue] }
+        }
+
+        extension Endpoint {
+            /// An endpoint as every generated factory makes one: its response body not wrapped in an envelope, and
+            /// read with `OpenAPICoding.decoder`.
+            public static func generated(
+                _ method: HTTPMethod, _ path: EndpointPath, query: KeyValuePairs<String, any QueryValue> = [:],
+                queryItems: [URLQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(), body: (any RequestBody)? = nil
+            ) -> Self {
+                var endpoint = Self(
+                    method: method, path: path, queryItems: [URLQueryItem](query: query) + queryItems,
+                    headers: headers, body: body, envelope: .plain)
+                endpoint.decoder = OpenAPICoding.decoder
+                return endpoint
+            }
         }
 
         extension EndpointError {

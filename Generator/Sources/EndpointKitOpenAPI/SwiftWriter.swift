@@ -11,6 +11,25 @@ struct SwiftWriter {
         lines.append(text.isEmpty ? "" : String(repeating: "    ", count: depth) + text)
     }
 
+    /// `items` after `prefix`, separated by commas and wrapped so that each line stays within 120 columns where
+    /// its items fit; a line that goes on ends with a comma, and the next starts one level deeper.
+    mutating func list(_ items: [String], prefix: String) {
+        let width = 120 - 4 * depth
+        var current = prefix
+        for (index, item) in items.enumerated() {
+            let text = item + (index == items.count - 1 ? "" : ",")
+            if index == 0 {
+                current += text
+            } else if current.count + 1 + text.count > width {
+                line(current)
+                current = "    " + text
+            } else {
+                current += " " + text
+            }
+        }
+        line(current)
+    }
+
     /// `header {`, the lines `body` writes one level deeper, then `}`.
     mutating func block(_ header: String, _ body: (inout SwiftWriter) -> Void) {
         line(header + " {")

@@ -14,7 +14,7 @@ struct GeneratedSourceTests {
     @Test("A path parameter is interpolated under its name, so the endpoint's template is the description's path")
     func pathTemplate() throws {
         let endpoints = try #require(try module("security-shapes.yaml")["Endpoints.swift"])
-        #expect(endpoints.contains("path: \"things/\\(thingId, as: \"thingId\")\","))
+        #expect(endpoints.contains("Self.generated(.get, \"things/\\(thingId, as: \"thingId\")\")"))
         #expect(endpoints.contains("public static func getThing(thingId: Int64) -> Self"))
     }
 
@@ -42,12 +42,12 @@ struct GeneratedSourceTests {
             try module("petstore.yaml", overlay: Overlay(yaml: "kinds:\n  default: public\n"))["Endpoints.swift"]
         )
         #expect(endpoints.contains("public static func listPets(limit: Int? = nil, tags: [String]? = nil) -> Self"))
-        #expect(endpoints.contains("query: [\"limit\": limit, \"tags\": tags],"))
-        #expect(endpoints.contains("body: JSONBody(body, encoder: OpenAPICoding.encoder),"))
+        #expect(endpoints.contains("Self.generated(.get, \"pets\", query: [\"limit\": limit, \"tags\": tags])"))
+        #expect(endpoints.contains("body: JSONBody(body, encoder: OpenAPICoding.encoder))"))
     }
 
     @Test(
-        "A type that holds itself directly is a final class; enums are open; unions follow a discriminator; a required read-only member is optional; a required id makes a model Identifiable"
+        "A type that holds itself directly is a final class; enums are open; unions follow a discriminator; a value or the empty string is OrEmpty; a required read-only member is optional; a required id makes a model Identifiable"
     )
     func models() throws {
         let shapes = try #require(try module("security-shapes.yaml")["Models.swift"])
@@ -57,6 +57,11 @@ struct GeneratedSourceTests {
         #expect(shapes.contains("public let serial: String?"))
         #expect(shapes.contains("public let name: String\n"))
         #expect(shapes.contains("case unknown(String)"))
+        #expect(shapes.contains("public static let listedValues: [String] = [\"active\", \"retired\"]"))
+        // anyOf a string and the empty string alone (Stripe's way to clear a field).
+        #expect(shapes.contains("public let nickname: OrEmpty<String>?"))
+        // Coding keys are listed as enum cases are, several to a line.
+        #expect(shapes.contains("case id, serial, name, status, createdAt = \"created_at\", parent, tags, nickname\n"))
         let pets = try #require(
             try module("petstore.yaml", overlay: Overlay(yaml: "kinds:\n  default: public\n"))["Models.swift"]
         )
@@ -110,8 +115,12 @@ extension GeneratedSourceTests {
     func deepObject() throws {
         let files = try module("security-shapes.yaml")
         let endpoints = try #require(files["Endpoints.swift"])
-        #expect(endpoints.contains("var queryItems = [URLQueryItem](query: [\"limit\": limit, \"status\": status])"))
-        #expect(endpoints.contains("queryItems += DeepObjectQuery.items(named: \"created\", created)"))
+        #expect(
+            endpoints.contains(
+                "query: [\"limit\": limit, \"status\": status], queryItems: DeepObjectQuery.items(named: \"created\", created)"
+                    + " + DeepObjectQuery.items(named: \"expand\", expand)"
+            )
+        )
         #expect(try #require(files["Models.swift"]).contains("case object(ListPublicThingsCreatedCase1)"))
     }
 

@@ -10,14 +10,7 @@ extension Endpoint where Kind == EndpointKinds.Private, Response == Found {
     /// `GET /search` (`findItems`).
     /// Send it with `using:` and the AccessToken of `EndpointKinds.Private`.
     public static func findItems(q: String) -> Self {
-        var endpoint = Self(
-            method: .get,
-            path: "search",
-            query: ["q": q],
-            envelope: .plain
-        )
-        endpoint.decoder = OpenAPICoding.decoder
-        return endpoint
+        Self.generated(.get, "search", query: ["q": q])
     }
 }
 
@@ -27,13 +20,7 @@ extension Endpoint where Kind == EndpointKinds.Public, Response == CatalogueItem
     /// `GET /items/{itemId}` (`getCatalogueItem`).
     /// Documented errors: 404 `Failure`; read one from the `EndpointError` with `error.documentedBody(as: Failure.self)`.
     public static func getCatalogueItem(itemId: Int) -> Self {
-        var endpoint = Self(
-            method: .get,
-            path: "items/\(itemId, as: "itemId")",
-            envelope: .plain
-        )
-        endpoint.decoder = OpenAPICoding.decoder
-        return endpoint
+        Self.generated(.get, "items/\(itemId, as: "itemId")")
     }
 }
 

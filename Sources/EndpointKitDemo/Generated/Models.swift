@@ -7,7 +7,6 @@ import Foundation
 public struct CatalogueItem: Codable, Sendable, Identifiable {
     public var id: Int
     public var name: String
-
     public init(id: Int, name: String) {
         self.id = id
         self.name = name
@@ -16,7 +15,6 @@ public struct CatalogueItem: Codable, Sendable, Identifiable {
 
 public struct Found: Codable, Sendable {
     public var items: [CatalogueItem]
-
     public init(items: [CatalogueItem]) {
         self.items = items
     }
@@ -24,7 +22,6 @@ public struct Found: Codable, Sendable {
 
 public struct Failure: Codable, Sendable {
     public var error: String
-
     public init(error: String) {
         self.error = error
     }
