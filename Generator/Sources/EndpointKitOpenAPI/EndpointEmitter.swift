@@ -205,20 +205,18 @@ enum EndpointEmitter {
     /// `template` as a string literal, each `{name}` naming a path parameter interpolated as its argument: under
     /// its name, in an `EndpointPath` (`pathStyle`), or as its text.
     static func interpolated(_ template: String, _ plan: OperationPlan, pathStyle: Bool) -> String {
-        var result = "\""
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            result += literalText(rest[..<open])
-            let key = String(rest[rest.index(after: open)..<close])
-            if let argument = plan.arguments.first(where: { $0.place == .path && $0.key == key }) {
+        let parts = PathTemplate.parts(of: template).map { part in
+            switch part {
+            case .text(let text): return literalText(text)
+            case .name(let key):
+                guard let argument = plan.arguments.first(where: { $0.place == .path && $0.key == key }) else {
+                    return literalText(Substring("{\(key)}"))
+                }
                 let name = SwiftName.escaped(argument.name)
-                result += pathStyle ? "\\(\(name), as: \(SwiftName.literal(key)))" : "\\(\(name))"
-            } else {
-                result += literalText(rest[open...close])
+                return pathStyle ? "\\(\(name), as: \(SwiftName.literal(key)))" : "\\(\(name))"
             }
-            rest = rest[rest.index(after: close)...]
         }
-        return result + literalText(rest) + "\""
+        return "\"" + parts.joined() + "\""
     }
 
     private static func literalText(_ text: Substring) -> String {

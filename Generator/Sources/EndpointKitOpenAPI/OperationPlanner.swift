@@ -148,10 +148,8 @@ struct OperationPlanner {
     /// The first `{name}` in `template` that is no path parameter among `arguments`, braces included.
     static func unknownNames(in template: String, arguments: [OperationPlan.Argument]) -> String? {
         let keys = Set(arguments.filter { $0.place == .path }.map(\.key))
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            if !keys.contains(String(rest[rest.index(after: open)..<close])) { return String(rest[open...close]) }
-            rest = rest[rest.index(after: close)...]
+        for case .name(let name) in PathTemplate.parts(of: template) where !keys.contains(name) {
+            return "{\(name)}"
         }
         return nil
     }

@@ -31,22 +31,20 @@ extension Overlay {
         var notes: [GenerationNote] = []
         var result = declarations
         for (name, settings) in (models ?? [:]).sorted(by: { $0.key < $1.key }) {
-            func note(_ reason: String) {
-                notes.append(
-                    GenerationNote(operation: "models.\(name)", issue: .overlay(reason), operationSkipped: false)
-                )
+            func note(_ issue: GenerationIssue) {
+                notes.append(GenerationNote(operation: "models.\(name)", issue: issue, operationSkipped: false))
             }
             guard let index = result.firstIndex(where: { $0.objectName == name }),
                 case .object(var model) = result[index]
             else {
-                note("the module declares no object model of that name; its settings change nothing")
+                note(.overlay("the module declares no object model of that name; its settings change nothing"))
                 continue
             }
             guard let id = settings.id else { continue }
             switch model.identifying(by: id) {
             case .success(let identified): model = identified
-            case .failure(let reason):
-                note(reason.description)
+            case .failure(let issue):
+                note(issue)
                 continue
             }
             result[index] = .object(model)
@@ -65,29 +63,23 @@ extension ModelDeclaration {
 
 extension ObjectModel {
     /// The model identified by the member `key` (its JSON key or its Swift name), or why it cannot be.
-    func identifying(by key: String) -> Result<ObjectModel, OverlayModelIssue> {
+    func identifying(by key: String) -> Result<ObjectModel, GenerationIssue> {
         guard let property = properties.first(where: { $0.key == key || $0.name == key }) else {
-            return .failure(OverlayModelIssue("id: the model has no member \(key)"))
+            return .failure(.overlay("id: the model has no member \(key)"))
         }
         guard !property.isOptional, Self.identifierTypes.contains(property.type) else {
             return .failure(
-                OverlayModelIssue(
+                .overlay(
                     "id: \(key) is not a required member of text, an integer or a UUID, so it cannot identify the model"
                 )
             )
         }
         if property.name != "id", properties.contains(where: { $0.name == "id" }) {
-            return .failure(OverlayModelIssue("id: the model has a member id of its own; \(key) cannot be its id"))
+            return .failure(.overlay("id: the model has a member id of its own; \(key) cannot be its id"))
         }
         var model = self
         model.identifier = property.name
         return .success(model)
     }
-}
-
-/// Why an overlay's model setting changes nothing.
-struct OverlayModelIssue: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 #endif
