@@ -66,7 +66,7 @@ let token = AccessToken("t0ken")
 /// What each kind sends, and what the models decode.
 func requestsAndModels() async throws {
     let thing =
-        #"{"id": 42, "serial": "SN-1", "name": "lamp", "status": "archived", "created_at": "2026-11-27T10:00:00Z", "nickname": "", "parent": {"id": 1, "name": "room", "status": "active", "created_at": "2026-11-27T10:00:00.250Z", "nickname": "desk"}}"#
+        #"{"id": 42, "serial": "SN-1", "name": "lamp", "status": "archived", "created_at": "2026-11-27T10:00:00Z", "nickname": "", "settings": {"theme": "dark", "volume": 7, "brightness": 3}, "parent": {"id": 1, "name": "room", "status": "active", "created_at": "2026-11-27T10:00:00.250Z", "nickname": "desk"}}"#
     let recorder = Recorder([
         (200, thing), (200, "[]"), (200, "[]"), (200, "[]"), (200, "[]"), (201, thing), (201, thing), (200, "[]"),
     ])
@@ -127,6 +127,18 @@ func checkValues(_ fetched: Thing) throws {
         as: UTF8.self
     )
     check(cleared.contains(#""nickname":"""#), "OrEmpty.empty is sent as the empty string: \(cleared)")
+    let settings = fetched.settings
+    check(
+        settings?.theme == "dark" && settings?.additionalProperties == ["volume": 7, "brightness": 3],
+        "members the description does not declare are kept beside the declared ones"
+    )
+    var changed = Settings(theme: "light", additionalProperties: ["volume": 2, "theme": 9])
+    changed.additionalProperties["contrast"] = 1
+    let sentSettings = try JSONSerialization.jsonObject(with: OpenAPICoding.encoder.encode(changed)) as? NSDictionary
+    check(
+        sentSettings == ["theme": "light", "volume": 2, "contrast": 1],
+        "undeclared members are sent back; a declared key among them is left to its property"
+    )
     check(
         ThingStatus(rawValue: "retired") == .retired && ThingStatus.retired.rawValue == "retired"
             && Set([ThingStatus.active, ThingStatus(rawValue: "active")]).count == 1,

@@ -25,6 +25,10 @@ enum ModelEmitter {
                 let keyword = model.isReference ? "let" : "var"
                 out.line("public \(keyword) \(SwiftName.escaped(property.name)): \(property.type)\(optional)")
             }
+            if let values = model.additionalValues {
+                out.line("/// The object's members the description does not declare, by key.")
+                out.line("public \(model.isReference ? "let" : "var") \(extrasName(model)): [String: \(values)]")
+            }
             if let identifier = model.identifier, identifier != "id",
                 let property = model.properties.first(where: { $0.name == identifier })
             {
@@ -32,8 +36,9 @@ enum ModelEmitter {
                 out.line("public var id: \(property.type) { \(SwiftName.escaped(identifier)) }")
             }
             initializer(model, to: &out)
-            if model.properties.contains(where: { $0.key != $0.name }) {
-                out.block("enum CodingKeys: String, CodingKey") { out in
+            if model.properties.contains(where: { $0.key != $0.name }) || model.additionalValues != nil {
+                let iterable = model.additionalValues == nil ? "" : ", CaseIterable"
+                out.block("enum CodingKeys: String, CodingKey\(iterable)") { out in
                     let keys = model.properties.map { property in
                         let name = SwiftName.escaped(property.name)
                         return property.key == property.name ? name : "\(name) = \(SwiftName.literal(property.key))"
@@ -41,18 +46,22 @@ enum ModelEmitter {
                     out.list(keys, prefix: "case ")
                 }
             }
+            if model.additionalValues != nil { additionalCoding(model, to: &out) }
         }
     }
 
     private static func initializer(_ model: ObjectModel, to out: inout SwiftWriter) {
-        let parameters = model.properties.map { property in
+        var parameters = model.properties.map { property in
             let label = SwiftName.escaped(property.name)
             return property.isOptional ? "\(label): \(property.type)? = nil" : "\(label): \(property.type)"
         }
+        var names = model.properties.map { SwiftName.escaped($0.name) }
+        if let values = model.additionalValues {
+            parameters.append("\(extrasName(model)): [String: \(values)] = [:]")
+            names.append(extrasName(model))
+        }
         out.block("public init(\(parameters.joined(separator: ", ")))") { out in
-            for property in model.properties {
-                out.line("self.\(SwiftName.escaped(property.name)) = \(SwiftName.escaped(property.name))")
-            }
+            for name in names { out.line("self.\(name) = \(name)") }
         }
     }
 

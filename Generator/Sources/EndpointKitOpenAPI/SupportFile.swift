@@ -8,7 +8,7 @@ enum SupportFile {
     /// Names the generated module declares besides its models and kinds.
     static let typeNames = [
         jsonValue, coding, KindPlanner.namespace, "OpenEnum", "APIKeyPlacement", "DocumentedErrorMissing",
-        "DeepObjectQuery", "CookieValue", orEmpty,
+        "DeepObjectQuery", "CookieValue", orEmpty, "AdditionalProperties",
     ]
 
     static let fileName = "OpenAPISupport.swift"
@@ -94,6 +94,40 @@ enum SupportFile {
 
         extension OrEmpty: Equatable where Value: Equatable {}
         extension OrEmpty: Hashable where Value: Hashable {}
+
+        /// The members of a JSON object its model does not declare, for a schema with `additionalProperties` beside
+        /// its `properties`: a generated model keeps them in a dictionary, and sends them back.
+        public enum AdditionalProperties {
+            private struct Key: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
+
+            /// Every member of the object `decoder` holds whose key is not in `declared`, decoded as `Value`.
+            public static func decode<Value: Decodable>(
+                _ type: Value.Type, from decoder: any Decoder, except declared: Set<String>
+            ) throws -> [String: Value] {
+                let container = try decoder.container(keyedBy: Key.self)
+                var values: [String: Value] = [:]
+                for key in container.allKeys where !declared.contains(key.stringValue) {
+                    values[key.stringValue] = try container.decode(Value.self, forKey: key)
+                }
+                return values
+            }
+
+            /// Encodes `values` as members of the object `encoder` writes, beside its declared members; a key in
+            /// `declared` is left out, so that a declared member is sent once, as its property holds it.
+            public static func encode<Value: Encodable>(
+                _ values: [String: Value], to encoder: any Encoder, except declared: Set<String>
+            ) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                for (key, value) in values where !declared.contains(key) {
+                    try container.encode(value, forKey: Key(stringValue: key))
+                }
+            }
+        }
 
         /// A string enum that keeps the values its description does not list: `unknown` holds them, and they are
         /// sent back as they came, so a value a server adds later never fails a response. Two values are equal when

@@ -47,7 +47,7 @@ struct GeneratedSourceTests {
     }
 
     @Test(
-        "A type that holds itself directly is a final class; enums are open; unions follow a discriminator; a value or the empty string is OrEmpty; a required read-only member is optional; a required id makes a model Identifiable"
+        "A type that holds itself directly is a final class; enums are open; unions follow a discriminator; a value or the empty string is OrEmpty; undeclared members are kept; a required read-only member is optional; a required id makes a model Identifiable"
     )
     func models() throws {
         let shapes = try #require(try module("security-shapes.yaml")["Models.swift"])
@@ -61,7 +61,14 @@ struct GeneratedSourceTests {
         // anyOf a string and the empty string alone (Stripe's way to clear a field).
         #expect(shapes.contains("public let nickname: OrEmpty<String>?"))
         // Coding keys are listed as enum cases are, several to a line.
-        #expect(shapes.contains("case id, serial, name, status, createdAt = \"created_at\", parent, tags, nickname\n"))
+        #expect(
+            shapes.contains(
+                "case id, serial, name, status, createdAt = \"created_at\", parent, tags, settings, nickname\n"
+            )
+        )
+        // additionalProperties beside properties: the other members in a dictionary, coded beside the declared.
+        #expect(shapes.contains("public var additionalProperties: [String: Int]\n"))
+        #expect(shapes.contains("enum CodingKeys: String, CodingKey, CaseIterable {\n        case theme\n"))
         let pets = try #require(
             try module("petstore.yaml", overlay: Overlay(yaml: "kinds:\n  default: public\n"))["Models.swift"]
         )
