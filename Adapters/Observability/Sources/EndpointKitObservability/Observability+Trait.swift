@@ -6,7 +6,7 @@
     unavailable,
     message: """
         Observability needs EndpointKit's Observability trait: .package(url: \
-        "https://github.com/endpointkit/endpointkit.git", from: "0.11.0", traits: ["Observability"])
+        "https://github.com/endpointkit/endpointkit.git", from: "0.12.0", traits: ["Observability"])
         """
 )
 public struct Observability {
