@@ -74,23 +74,24 @@ public struct OpenAPIGenerator: Sendable {
         out.line()
     }
 
-    /// How many lines a generated file holds at most (one declaration longer than that has a file of its own):
-    /// the compiler builds files in parallel and holds less at once when no file is huge.
-    static let linesPerFile = 2_500
+    /// How many bytes of declarations a generated file holds at most (one declaration larger than that has a file
+    /// of its own): the compiler builds files in parallel, and its peak memory follows the largest file's
+    /// declarations. Bytes measure them where lines do not: several coding keys share a line.
+    static let bytesPerFile = 90_000
 
     /// `pieces` in files named `<name>.swift` when they fit in one, else `<name>1.swift`, `<name>2.swift`, …, each
-    /// up to ``linesPerFile`` lines, in order.
+    /// up to ``bytesPerFile`` bytes, in order.
     private func chunked(_ name: String, _ pieces: [String]) -> [GeneratedModule.File] {
         var groups: [[String]] = [[]]
-        var lines = 0
+        var bytes = 0
         for piece in pieces {
-            let count = piece.utf8.lazy.filter { $0 == UInt8(ascii: "\n") }.count
-            if lines + count > Self.linesPerFile, !(groups.last ?? []).isEmpty {
+            let count = piece.utf8.count
+            if bytes + count > Self.bytesPerFile, !(groups.last ?? []).isEmpty {
                 groups.append([])
-                lines = 0
+                bytes = 0
             }
             groups[groups.count - 1].append(piece)
-            lines += count
+            bytes += count
         }
         return groups.enumerated().map { index, group in
             var out = SwiftWriter()
