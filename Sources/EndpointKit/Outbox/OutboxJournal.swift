@@ -155,7 +155,7 @@ final class OutboxDirectoryLock: Sendable {
                 .invalidRequest,
                 "the outbox directory \(directory.path) is open in another outbox, in this process or another, or "
                     + "one that went is still ending a try; open one outbox per directory, and await close() on "
-                    + "one before opening the next"
+                    + "one and let it go before opening the next"
             )
         }
         self.descriptor = descriptor

@@ -163,9 +163,13 @@ struct OutboxStartTests {
         guard let base = URL(string: "https://api.example.com") else { return }
         let client = EndpointClient(environment: ServerEnvironment(baseURL: base), transport: stub)
         let write = Endpoint<EndpointKinds.Public, Data>(method: .post, path: "notes")
+        // A write left by an earlier run. That outbox holds the directory until it goes and its last task has
+        // ended, so it is closed (which waits for its tasks) and let go before the directory is opened again; only
+        // letting it go raced the next open under load.
         do {
             let first = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
             try first.enqueue(write)
+            await first.close()
         }
         let outbox = try Outbox<EndpointKinds.Public>(directory: directory, client: client, startsSending: false)
         let changes = outbox.changes()
