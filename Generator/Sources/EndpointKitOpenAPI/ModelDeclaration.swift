@@ -12,8 +12,8 @@ enum ModelDeclaration: Hashable, Sendable {
     /// A name for another type (`typealias`), for a component that is an array, a map or a scalar.
     case alias(name: String, target: String, documentation: String?)
 
-    /// The declaration without its name and documentation: two inline schemas of the same shape are declared
-    /// once.
+    /// The declaration without its name and documentation: an inline schema of the same shape as a model declared
+    /// before (a component's or another inline schema's) is declared as that model.
     var shape: ModelDeclaration {
         switch self {
         case .object(var model):
