@@ -3,7 +3,7 @@
 # Generator/Tests/EndpointKitOpenAPITests/Fixtures/security-shapes.yaml (one operation per shape of security)
 # and type-checks it with each file of Generator/CompileChecks: every file in pass/ must type-check, and every
 # file in fail/ must fail with the error its first line names (`// expected-error: <extended regex>`). Then it
-# does the same with the modules of real descriptions (../shared/openapi), for a few of their operations. Then the
+# does the same with the modules of real descriptions (Generator/TestData/openapi), for a few of their operations. Then the
 # demo's generated sources are written again through the command plugin (`swift package generate-endpoints`) and
 # must be the committed ones. Last, the fixture's generated code is built and run (Generator/RuntimeChecks).
 set -euo pipefail
@@ -84,7 +84,7 @@ if [ "$count" -eq 0 ]; then
     echo "openapi compile check FAILED: no example of $article is marked as type-checked against a generated module"
 fi
 for spec in linode-4.5.0 box-2.0; do
-    scripts/openapi-generate.sh "../shared/openapi/$spec.yaml.gz" "$work/$spec" 2>/dev/null
+    scripts/openapi-generate.sh "Generator/TestData/openapi/$spec.yaml.gz" "$work/$spec" 2>/dev/null
     for file in Generator/CompileChecks/$spec/pass/*.swift Generator/CompileChecks/$spec/fail/*.swift; do check "$work/$spec" "$file"; done
 done
 

@@ -24,12 +24,14 @@ install_missing() {
             || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages httpbin gunicorn
     fi
     # The HAR tests check recordings with three independent readers: a JSON Schema validator, haralyzer, mitmproxy.
-    if ! python3 -c 'import jsonschema, haralyzer, mitmproxy' 2>/dev/null || ! command -v mitmdump >/dev/null; then
+    # Each runs through this python3 (scripts/validate-har.py), never from PATH, where a new script may not be yet.
+    if ! python3 -c 'import jsonschema, haralyzer, mitmproxy' 2>/dev/null; then
         echo "test-servers: installing jsonschema, haralyzer and mitmproxy from PyPI"
         python3 -m pip install --quiet --disable-pip-version-check jsonschema haralyzer mitmproxy \
             || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages \
                 jsonschema haralyzer mitmproxy
     fi
+    python3 scripts/validate-har.py --check-readers
     local packages=()
     if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then packages+=(nginx-light); fi
     # curl checks the servers are up, and the cURL tests run the commands EndpointKit prints.

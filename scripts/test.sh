@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: sets up everything on a fresh Debian machine, then runs every check.
-#   1. formatting (swift format lint --strict)
+#   1. formatting (swift format lint --strict); nothing read from outside the repository
+#      (scripts/check-self-contained.sh); no function past 60 lines, no unowned task (scripts/shape-check.py)
 #   2. one build of every target with every trait on (the core, both adapters, their tests and benchmarks;
 #      SwiftNIO built once), failing on any warning in the project's own files
 #   3. the compile checks (a private endpoint without its token must not compile; nor a generated one without its
@@ -35,6 +36,12 @@ swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fu
     Adapters/AsyncHTTPClient/Sources Adapters/AsyncHTTPClient/Tests Adapters/AsyncHTTPClient/Benchmarks \
     Adapters/Observability/Sources Adapters/Observability/Tests Adapters/Observability/Benchmarks \
     Adapters/Observability/OTLPCheck/Package.swift Adapters/Observability/OTLPCheck/Sources Generator
+
+echo "== self-contained (no tracked file reads a folder outside the repository)"
+scripts/check-self-contained.sh
+
+echo "== shape (no function past 60 lines, no task nobody owns)"
+scripts/shape-check.py
 
 echo "== build, every trait on (a warning in the project's own files fails the run)"
 # -Xswiftc -warnings-as-errors would reach the dependencies too, whose warnings are theirs: the build's log is read
@@ -109,8 +116,8 @@ if [ $# -eq 0 ]; then
     echo "== the generated endpoints' round trip (Linode, Box), beside the cost gate"
     bin=$(swift build --enable-all-traits --show-bin-path)
     {
-        ENDPOINTKIT_BIN=$bin scripts/openapi-roundtrip.sh ../shared/openapi/linode-4.5.0.yaml.gz 1 \
-            && ENDPOINTKIT_BIN=$bin scripts/openapi-roundtrip.sh ../shared/openapi/box-2.0.yaml.gz 1
+        ENDPOINTKIT_BIN=$bin scripts/openapi-roundtrip.sh Generator/TestData/openapi/linode-4.5.0.yaml.gz 1 \
+            && ENDPOINTKIT_BIN=$bin scripts/openapi-roundtrip.sh Generator/TestData/openapi/box-2.0.yaml.gz 1
     } >"$state/round-trip.log" 2>&1 &
     round_trip=$!
 

@@ -4,6 +4,10 @@ jsonschema), haralyzer's parser, and mitmproxy's reader (`mitmdump -nr FILE`). P
 non-zero when any reader refuses one.
 
     scripts/validate-har.py FILE...
+    scripts/validate-har.py --check-readers    runs each reader once (scripts/test-servers.sh, after installing them)
+
+mitmdump runs through this interpreter (`python3 -c ...`), never found on PATH: where pip installs into a pyenv
+version, its scripts reach PATH only after `pyenv rehash`.
 """
 import json
 import pathlib
@@ -13,6 +17,7 @@ import sys
 import haralyzer
 import jsonschema
 
+MITMDUMP = [sys.executable, "-c", "import sys; from mitmproxy.tools.main import mitmdump; sys.exit(mitmdump())"]
 SCHEMA = json.loads((pathlib.Path(__file__).parent.parent / "Tests/Fixtures/har-1.2.schema.json").read_text())
 
 
@@ -31,7 +36,7 @@ def check(path):
             haralyzer.HarEntry(entry).request.url  # parses each entry as haralyzer's model
     except Exception as error:  # haralyzer raises its own and plain errors alike
         problems.append(f"haralyzer: {error!r}")
-    result = subprocess.run(["mitmdump", "-nr", str(path), "--set", "flow_detail=1"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(MITMDUMP + ["-nr", str(path), "--set", "flow_detail=1"], capture_output=True, text=True, timeout=120)
     if result.returncode != 0:
         problems.append(f"mitmdump exited {result.returncode}: {result.stderr.strip()[-300:]}")
     elif "error" in result.stderr.lower() or "could not" in result.stderr.lower():
@@ -42,7 +47,17 @@ def check(path):
     return entries, problems
 
 
+def check_readers():
+    result = subprocess.run(MITMDUMP + ["--version"], capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        sys.exit(f"validate-har: mitmdump does not run: {result.stderr.strip()[-300:]}")
+    print(f"validate-har: jsonschema, haralyzer and mitmdump run ({result.stdout.strip().splitlines()[0]})")
+
+
 def main():
+    if sys.argv[1:] == ["--check-readers"]:
+        check_readers()
+        return
     failed = False
     for path in sys.argv[1:]:
         entries, problems = check(path)

@@ -5,7 +5,7 @@ import Testing
 @testable import EndpointKitOpenAPI
 
 /// The descriptions the generator's tests read: small fixtures of this folder, and the real ones in
-/// `../shared/openapi` beside the checkout (never committed; a test that cannot read one fails).
+/// `Generator/TestData/openapi` (gzipped; its README names each one's source, version and licence).
 enum Fixtures {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
@@ -13,12 +13,11 @@ enum Fixtures {
         try OpenAPIDescription(contentsOf: folder.appendingPathComponent(name))
     }
 
-    /// A real description from `../shared/openapi`, unpacked with gzip.
-    static func shared(_ name: String) throws -> OpenAPIDescription {
-        let root = URL(fileURLWithPath: #filePath)
+    /// A real description from `Generator/TestData/openapi`, unpacked with gzip.
+    static func real(_ name: String) throws -> OpenAPIDescription {
+        let generator = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let file = root.deletingLastPathComponent().appendingPathComponent("shared/openapi/\(name).yaml.gz")
+        let file = generator.appendingPathComponent("TestData/openapi/\(name).yaml.gz")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["gzip", "-dc", file.path]

@@ -152,7 +152,7 @@ extension GeneratedSourceTests {
     @Test("A module too large for one file is split, in order, each file at most bytesPerFile bytes and a header")
     func splitting() async throws {
         let files = try await Fixtures.offPool {
-            OpenAPIGenerator().generate(from: try Fixtures.shared("linode-4.5.0")).files.map { ($0.name, $0.text) }
+            OpenAPIGenerator().generate(from: try Fixtures.real("linode-4.5.0")).files.map { ($0.name, $0.text) }
         }
         let models = files.map(\.0).filter { $0.hasPrefix("Models") }
         #expect(models.count > 1 && models.first == "Models1.swift")
@@ -322,7 +322,7 @@ struct RealDescriptionTests {
     @Test("Box 2.0: all 175 operations; one optional parameter left out, and named")
     func box() async throws {
         let (count, notes) = try await Fixtures.offPool {
-            let (plans, notes) = Fixtures.plans(try Fixtures.shared("box-2.0"))
+            let (plans, notes) = Fixtures.plans(try Fixtures.real("box-2.0"))
             return (plans.count, notes.map(\.description))
         }
         #expect(count == 175)
@@ -336,7 +336,7 @@ struct RealDescriptionTests {
     @Test("Linode 4.5.0: all 220 operations, public ones public and the rest bearer; other servers named")
     func linode() async throws {
         let (count, notes, regions, account, servers) = try await Fixtures.offPool {
-            let (plans, notes) = Fixtures.plans(try Fixtures.shared("linode-4.5.0"))
+            let (plans, notes) = Fixtures.plans(try Fixtures.real("linode-4.5.0"))
             let kinds = { (label: String) in plans.first { $0.label == label }?.kinds }
             let servers = plans.first { $0.label == "getObjectStorageBuckets" }?.servers
             return (plans.count, notes.count, kinds("getRegions"), kinds("getAccount"), servers)
