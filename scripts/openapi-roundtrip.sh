@@ -45,7 +45,7 @@ if [[ "$spec" == *.gz ]]; then
     gzip -dc "$spec" >"$work/description.yaml"
     spec="$work/description.yaml"
 fi
-"$bin/endpointkit-openapi" "$spec" "$work/module" --round-trip-calls "$work/calls.swift" >/dev/null 2>&1
+"$bin/endpointkit-openapi" "$spec" "$work/module" --allow-left-out --round-trip-calls "$work/calls.swift" >/dev/null 2>&1
 objects=()
 while IFS= read -r source; do
     objects+=("$bin/EndpointKit.build/$(basename "$source").o")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The shape check: lists each function, initializer or closure-free body in the library's Swift sources that runs
+"""The shape check: lists each function, initializer or deinitializer in the library's Swift sources that runs
 past 60 lines, and each `Task {` (or `Task.detached {`) whose handle nobody keeps. Exits non-zero when it lists
 anything that CONTRIBUTING.md does not name as an exception (a line `- `name`: reason` under "Functions past 60
 lines").

@@ -17,9 +17,11 @@ struct GenerateEndpoints: CommandPlugin {
         let spec = extractor.extractOption(named: "spec")
         let output = extractor.extractOption(named: "output")
         let overlay = extractor.extractOption(named: "overlay")
+        let allowLeftOut = extractor.extractFlag(named: "allow-left-out")
         guard spec.count == 1, output.count == 1, overlay.count <= 1, extractor.remainingArguments.isEmpty else {
             throw Failure(
-                description: "usage: swift package generate-endpoints --spec FILE --output FOLDER [--overlay FILE]"
+                description: "usage: swift package generate-endpoints --spec FILE --output FOLDER [--overlay FILE] "
+                    + "[--allow-left-out]"
             )
         }
         let root = context.package.directoryURL
@@ -30,6 +32,7 @@ struct GenerateEndpoints: CommandPlugin {
         process.executableURL = try context.tool(named: "endpointkit-openapi").url
         process.arguments =
             [resolved(spec[0]), resolved(output[0])] + overlay.flatMap { ["--overlay", resolved($0)] }
+            + (allowLeftOut > 0 ? ["--allow-left-out"] : [])
         try process.run()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {

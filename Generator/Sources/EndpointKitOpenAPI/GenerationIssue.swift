@@ -6,8 +6,11 @@ public enum GenerationIssue: Error, Equatable, Sendable, CustomStringConvertible
     case undecidedKind(String)
     /// The operation has a shape the generator does not write: it is not generated.
     case unsupported(String)
-    /// The overlay says something about an operation the description does not have: nothing is changed.
+    /// The overlay names what the description or the module does not have (an operation, a model, a member, a
+    /// path parameter): an error, and the tool exits non-zero.
     case overlay(String)
+    /// What the generator assumed where the description is silent, said once for the whole module.
+    case assumed(String)
 
     /// The reason, as the tool prints it.
     public var description: String {
@@ -15,6 +18,7 @@ public enum GenerationIssue: Error, Equatable, Sendable, CustomStringConvertible
         case .undecidedKind(let reason): "no kind: \(reason)"
         case .unsupported(let reason): "not supported: \(reason)"
         case .overlay(let reason): "overlay: \(reason)"
+        case .assumed(let reason): "assumed: \(reason)"
         }
     }
 }
@@ -30,7 +34,10 @@ public struct GenerationNote: Equatable, Sendable, CustomStringConvertible {
 
     /// The operation, the reason, and what was left out, as the tool prints it.
     public var description: String {
-        if case .overlay = issue { return "\(operation): \(issue)" }
+        switch issue {
+        case .overlay, .assumed: return "\(operation): \(issue)"
+        case .undecidedKind, .unsupported: break
+        }
         return "\(operation): \(issue)" + (operationSkipped ? " (operation not generated)" : " (parameter left out)")
     }
 }

@@ -41,36 +41,44 @@ struct KindPlanner {
     static let namespace = "SecurityKinds"
 
     let schemes: [String: OpenAPI.SecurityScheme]
-    let overlay: Overlay
+    /// Whether a bearer or OAuth 2.0 scheme becomes `EndpointKinds.Authenticated` (the overlay's
+    /// `bearerTokens: middleware`) rather than `EndpointKinds.Private`.
+    let bearerThroughMiddleware: Bool
     private(set) var declarations: [String: KindDeclaration] = [:]
 
-    init(components: OpenAPI.Components, overlay: Overlay) {
+    init(components: OpenAPI.Components, bearerThroughMiddleware: Bool) {
         var schemes: [String: OpenAPI.SecurityScheme] = [:]
         for (key, value) in components.securitySchemes {
             if let scheme = components[value] { schemes[key.rawValue] = scheme }
         }
         self.schemes = schemes
-        self.overlay = overlay
+        self.bearerThroughMiddleware = bearerThroughMiddleware
+    }
+
+    /// How an operation's kinds were decided.
+    enum Decision: Equatable {
+        /// From the description's security requirements, or a kind the overlay named.
+        case stated
+        /// The description declares no security at all: public, and callable with a bearer token too.
+        case noSecurityDeclared
     }
 
     /// The kinds to generate an operation with (two when its security is optional: the public one too), or why
-    /// none can be decided.
+    /// none can be decided. `named` is the overlay's kind for the operation, over what the description says; a
+    /// name ending in `?` (`bearer?`) makes its credential optional: the public kind is generated beside it.
     mutating func kinds(
-        operationID: String?,
+        named: String?,
         requirements: [OpenAPI.SecurityRequirement]?,
         documentRequirements: [OpenAPI.SecurityRequirement]
-    ) -> Result<[KindReference], GenerationIssue> {
-        if let operationID, let named = overlay.kinds?.operations?[operationID] {
-            return kind(named: named).map { [$0] }
+    ) -> Result<(kinds: [KindReference], decision: Decision), GenerationIssue> {
+        if let named {
+            return optionalKind(named: named).map { ($0, .stated) }
         }
         let effective = requirements ?? documentRequirements
-        if schemes.isEmpty && effective.isEmpty {
-            guard let fallback = overlay.kinds?.default else {
-                return .failure(.undecidedKind("the description declares no security; name a kind in the overlay"))
-            }
-            return kind(named: fallback).map { [$0] }
-        }
-        if effective.isEmpty { return .success([.public]) }
+        // OpenAPI reads an absent `security` as no requirement; such APIs mostly serve both ways, so the token is
+        // optional rather than refused.
+        if schemes.isEmpty && effective.isEmpty { return .success(([.public, .bearer], .noSecurityDeclared)) }
+        if effective.isEmpty { return .success(([.public], .stated)) }
         var alternatives: [KindReference] = []
         var isOptional = false
         for requirement in effective {
@@ -90,7 +98,13 @@ struct KindPlanner {
         } else if alternatives.count > 1 {
             kinds.append(anyOf(alternatives))
         }
-        return .success(kinds)
+        return .success((kinds, .stated))
+    }
+
+    /// The kinds an overlay's kind name stands for: `bearer` one, `bearer?` the public one and it.
+    private mutating func optionalKind(named name: String) -> Result<[KindReference], GenerationIssue> {
+        guard name.hasSuffix("?") else { return kind(named: name).map { [$0] } }
+        return kind(named: String(name.dropLast())).map { $0 == .public ? [.public] : [.public, $0] }
     }
 
     /// The OAuth 2.0 scopes `requirements` name, for the factory's documentation.
@@ -115,7 +129,7 @@ struct KindPlanner {
         guard let scheme = schemes[name] else {
             return .failure(.undecidedKind("security scheme \"\(name)\" is not declared"))
         }
-        let bearer = overlay.kinds?.bearerTokens == "middleware" ? KindReference.authenticated : .bearer
+        let bearer = bearerThroughMiddleware ? KindReference.authenticated : .bearer
         switch scheme.type {
         case .http(let httpScheme, _):
             switch httpScheme.lowercased() {

@@ -37,7 +37,7 @@ public struct OpenAPIGenerator: Sendable {
             GeneratedModule.File(name: "SecurityKinds.swift", text: kinds(Array(planner.kinds.declarations.values)))
         )
         let schemas = planner.schemas
-        let (declarations, modelNotes) = overlay.applyingModelSettings(
+        let (declarations, modelNotes) = planner.overlay.applyingModelSettings(
             to: RecursionCheck.markingReferences(schemas.order.compactMap { schemas.declarations[$0] })
         )
         files += chunked(

@@ -6,28 +6,31 @@ struct OperationPlanner {
     var schemas: SchemaMapper
     var kinds: KindPlanner
     let document: OpenAPI.Document
-    let overlay: Overlay
+    /// The overlay: read here alone, where every name it uses is checked against the description.
+    private(set) var overlay: OverlayReading
     private(set) var notes: [GenerationNote] = []
+    /// How many operations were generated public and callable with a token because the description declares no
+    /// security.
+    private var assumedOptionalToken = 0
     /// Factory names in use; `generated` is the support file's own.
     private var takenNames: Set<String> = ["generated"]
 
     init(document: OpenAPI.Document, overlay: Overlay) {
         self.document = document
-        self.overlay = overlay
+        let declaresNoSecurity = document.components.securitySchemes.isEmpty && document.security.isEmpty
+        self.overlay = OverlayReading(overlay, declaresNoSecurity: declaresNoSecurity)
         schemas = SchemaMapper(components: document.components)
-        kinds = KindPlanner(components: document.components, overlay: overlay)
+        kinds = KindPlanner(components: document.components, bearerThroughMiddleware: self.overlay.bearerThroughMiddleware)
     }
 
     /// Every operation's plan, in the description's order; what cannot be generated is in ``notes``.
     mutating func plans() -> [OperationPlan] {
         schemas.declareComponents()
         var result: [OperationPlan] = []
-        var labels = Set<String>()
         for (path, item) in document.paths {
             guard let item = document.components[item] else { continue }
             for endpoint in item.endpoints {
                 let label = endpoint.operation.operationId ?? "\(endpoint.method.rawValue) \(path.rawValue)"
-                labels.insert(label)
                 switch plan(endpoint, path: path.rawValue, shared: item.parameters, label: label) {
                 case .success(var plan):
                     plan.servers = ownServers(endpoint.operation.servers ?? item.servers ?? [])
@@ -37,9 +40,13 @@ struct OperationPlanner {
                 }
             }
         }
-        for name in (overlay.operations ?? [:]).keys.sorted() where !labels.contains(name) {
-            let issue = GenerationIssue.overlay("the description has no such operation; its settings change nothing")
-            notes.append(GenerationNote(operation: name, issue: issue, operationSkipped: false))
+        notes += overlay.unmatched()
+        if assumedOptionalToken > 0 {
+            let issue = GenerationIssue.assumed(
+                "the description declares no security: \(assumedOptionalToken) operations are public and callable "
+                    + "with a bearer token too; kinds: { every: bearer } in the overlay makes the token required"
+            )
+            notes.append(GenerationNote(operation: "security", issue: issue, operationSkipped: false))
         }
         return result
     }
@@ -79,17 +86,20 @@ struct OperationPlanner {
         label: String
     ) -> Result<OperationPlan, GenerationIssue> {
         let operation = endpoint.operation
+        let said = overlay.operation(label: label, operationID: operation.operationId)
+        var settings = said.settings
         let decided = kinds.kinds(
-            operationID: operation.operationId,
+            named: said.kind,
             requirements: operation.security,
             documentRequirements: document.security
         )
         let operationKinds: [KindReference]
         switch decided {
-        case .success(let kinds): operationKinds = kinds
+        case .success(let (kinds, decision)):
+            operationKinds = kinds
+            if decision == .noSecurityDeclared { assumedOptionalToken += 1 }
         case .failure(let issue): return .failure(issue)
         }
-        var settings = overlay.operations?[label]
         let name = factoryName(settings?.name ?? operation.operationId, method: endpoint.method.rawValue, path: path)
         var arguments: [OperationPlan.Argument] = []
         var taken: Set<String> = ["body"]

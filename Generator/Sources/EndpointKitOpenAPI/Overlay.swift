@@ -6,10 +6,12 @@ import Yams
 /// regeneration.
 ///
 ///     kinds:
-///       default: public          # operations of a description that declares no security
+///       default: public          # operations of a description that declares no security (else: bearer?)
 ///       bearerTokens: middleware # bearer and OAuth schemes become EndpointKinds.Authenticated
+///       every: bearer?           # every operation not named below, over what the description says
 ///       operations:
 ///         createPets: basic      # public, bearer, basic, authenticated, or a security scheme's name
+///         listPets: bearer?      # `?`: the credential is optional (the public kind is generated too)
 ///     operations:
 ///       getThing:                # see OperationSettings
 ///         name: thing
@@ -18,9 +20,18 @@ import Yams
 ///       Region: { id: slug }     # see ModelSettings
 public struct Overlay: Decodable, Equatable, Sendable {
     /// Kinds for operations: a default, how bearer tokens are given, and kinds by `operationId`.
+    ///
+    /// A kind is `public`, `bearer`, `basic`, `authenticated`, or a security scheme's name; followed by `?`
+    /// (`bearer?`), its credential is optional: the operation is generated with the public kind as well, so it is
+    /// callable with and without one. Each `operationId` named must be one of the description's: a name that
+    /// matches none is an error.
     public struct Kinds: Decodable, Equatable, Sendable {
-        /// The kind of every operation when the description declares no security at all.
+        /// The kind of every operation when the description declares no security at all. Without it, such
+        /// operations are `bearer?`: public, and callable with a bearer token too.
         public var `default`: String?
+        /// The kind of every operation the overlay does not name under ``operations``, over what the description
+        /// says.
+        public var every: String?
         /// `middleware`: a bearer or OAuth 2.0 scheme becomes `EndpointKinds.Authenticated`, whose token a
         /// middleware such as `BearerAuthentication` adds, instead of `EndpointKinds.Private` and `using:`.
         public var bearerTokens: String?
@@ -33,11 +44,19 @@ public struct Overlay: Decodable, Equatable, Sendable {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             `default` = try container.decodeIfPresent(String.self, forKey: .default)
             bearerTokens = try container.decodeIfPresent(String.self, forKey: .bearerTokens)
+            if let bearerTokens, bearerTokens != "middleware" {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .bearerTokens,
+                    in: container,
+                    debugDescription: "bearerTokens is \"middleware\" or absent, not \"\(bearerTokens)\""
+                )
+            }
+            every = try container.decodeIfPresent(String.self, forKey: .every)
             operations = try container.decodeIfPresent([String: String].self, forKey: .operations)
         }
 
         private enum CodingKeys: String, CodingKey, CaseIterable {
-            case `default`, bearerTokens, operations
+            case `default`, bearerTokens, every, operations
         }
     }
 

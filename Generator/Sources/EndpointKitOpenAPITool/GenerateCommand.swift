@@ -3,7 +3,9 @@ import ArgumentParser
 import EndpointKitOpenAPI
 import Foundation
 
-/// `endpointkit-openapi SPEC OUTDIR [--overlay FILE]`: writes one module's sources and says what it left out.
+/// `endpointkit-openapi SPEC OUTDIR [--overlay FILE] [--allow-left-out]`: writes one module's sources and says
+/// what it left out, grouped by reason with the fix for each. It exits non-zero when the overlay names what the
+/// description lacks, when no operation is generated, or when any is left out (unless `--allow-left-out`).
 @main
 struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,6 +22,9 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "An overlay (YAML) with the kinds and settings the description does not give.")
     var overlay: String?
 
+    @Flag(help: "Exit 0 even when some operations are left out (each is still reported).")
+    var allowLeftOut = false
+
     @Option(help: .hidden)
     var roundTripCalls: String?
 
@@ -35,14 +40,18 @@ struct GenerateCommand: ParsableCommand {
             let text = OpenAPIGenerator(overlay: overlay).roundTripCalls(for: document)
             try Data(text.utf8).write(to: URL(fileURLWithPath: roundTripCalls))
         }
-        for note in module.notes { FileHandle.standardError.write(Data("endpointkit-openapi: \(note)\n".utf8)) }
-        let skipped = module.notes.filter(\.operationSkipped).count
+        let report = GenerationReport(module.notes)
+        for line in report.lines { FileHandle.standardError.write(Data("endpointkit-openapi: \(line)\n".utf8)) }
         let elapsed = ContinuousClock.now - started
         print(
-            "endpointkit-openapi: \(module.operations) operations generated, \(skipped) not generated, "
+            "endpointkit-openapi: \(module.operations) operations generated, \(report.operationsLeftOut) not generated, "
                 + "\(module.lineCount) lines in \(module.files.count) files, in \(Self.seconds(elapsed)) "
                 + "(the description read in \(Self.seconds(read)))"
         )
+        if let failure = report.failure(generated: module.operations, allowLeftOut: allowLeftOut) {
+            FileHandle.standardError.write(Data("endpointkit-openapi: error: \(failure)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 
     private static func seconds(_ duration: Duration) -> String {

@@ -266,7 +266,7 @@ extension GeneratedSourceTests {
                 "createThingWithEither: overlay: outboxGroup names {thingId}, not a path parameter: no group is set"
             )
         )
-        #expect(notes.contains("getThng: overlay: the description has no such operation; its settings change nothing"))
+        #expect(notes.contains("operations.getThng: overlay: the description has no such operation"))
     }
 
     @Test("The overlay identifies a model by a member of another name; a setting that cannot apply is reported")

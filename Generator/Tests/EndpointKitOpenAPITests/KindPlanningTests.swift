@@ -88,15 +88,47 @@ struct KindPlanningTests {
         #expect(kinds["listPublicThings"] == [.public])
     }
 
-    @Test("A description that declares no security is not generated without an overlay's default kind")
+    @Test("A description that declares no security: public and callable with a token, said once with the count")
     func noSecurity() throws {
         let petstore = try Fixtures.description("petstore.yaml")
-        let (none, notes) = Fixtures.plans(petstore)
-        #expect(none.isEmpty)
-        #expect(notes.count == 3)
-        #expect(notes.allSatisfy { $0.operationSkipped && $0.description.contains("name a kind in the overlay") })
-        let (plans, _) = Fixtures.plans(petstore, overlay: try Overlay(yaml: "kinds:\n  default: public\n"))
-        #expect(plans.map(\.kinds) == [[.public], [.public], [.public]])
+        let (plans, notes) = Fixtures.plans(petstore)
+        #expect(plans.map(\.kinds) == [[.public, .bearer], [.public, .bearer], [.public, .bearer]])
+        #expect(notes.count == 1)
+        #expect(notes.first?.operationSkipped == false)
+        #expect(notes.first?.description.contains("3 operations are public and callable with a bearer token") == true)
+        #expect(notes.first?.description.contains("kinds: { every: bearer }") == true)
+        let (named, _) = Fixtures.plans(petstore, overlay: try Overlay(yaml: "kinds:\n  default: public\n"))
+        #expect(named.map(\.kinds) == [[.public], [.public], [.public]])
+        let (required, quiet) = Fixtures.plans(petstore, overlay: try Overlay(yaml: "kinds:\n  every: bearer\n"))
+        #expect(required.map(\.kinds) == [[.bearer], [.bearer], [.bearer]])
+        #expect(quiet.isEmpty)
+    }
+
+    @Test("A token made optional by the overlay, for one operation or for every one: the public kind beside it")
+    func optionalToken() throws {
+        let one = try kinds(overlay: Overlay(yaml: "kinds:\n  operations:\n    listPublicThings: bearer?\n"))
+        #expect(one["listPublicThings"] == [.public, .bearer])
+        #expect(one["getThing"] == [.bearer])
+        let every = try kinds(overlay: Overlay(yaml: "kinds:\n  every: basic?\n"))
+        #expect(every["getThing"] == [.public, .basic])
+        #expect(every["listThingsWithOAuth"] == [.public, .basic])
+        #expect(try kinds(overlay: Overlay(yaml: "kinds:\n  every: public?\n"))["getThing"] == [.public])
+    }
+
+    @Test("A kind given to an operationId the description lacks is an error: the real operation keeps its own")
+    func unmatchedKindName() throws {
+        let overlay = try Overlay(yaml: "kinds:\n  operations:\n    listPublicThing: bearer\n")
+        let (plans, notes) = Fixtures.plans(try Fixtures.description("security-shapes.yaml"), overlay: overlay)
+        #expect(plans.first { $0.label == "listPublicThings" }?.kinds == [.public])
+        let note = try #require(notes.first { $0.operation == "kinds.operations.listPublicThing" })
+        #expect(note.issue == .overlay("the description has no operation with this operationId"))
+        let report = GenerationReport(notes)
+        #expect(report.failure(generated: plans.count, allowLeftOut: true) != nil)
+    }
+
+    @Test("bearerTokens takes middleware or nothing: another value is an error, not ignored")
+    func bearerTokensValue() {
+        #expect(throws: DecodingError.self) { try Overlay(yaml: "kinds:\n  bearerTokens: midleware\n") }
     }
 }
 #endif

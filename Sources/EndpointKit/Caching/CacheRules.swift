@@ -67,15 +67,27 @@ enum CacheRules {
     static func currentAge(of entry: HTTPCache.Entry, now: Date) -> Double {
         let date = entry.headers[.date].flatMap(HTTPDate.parse) ?? entry.responseDate
         let apparentAge = max(0, entry.responseDate.timeIntervalSince(date))
-        let ageValue =
-            entry.headers[.age].flatMap { value -> Double? in
-                let trimmed = value.trimmingSpaces
-                guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-                return min(Double(trimmed) ?? .infinity, 2_147_483_648)
-            } ?? 0
+        let ageValue = ageSeconds(entry.headers) ?? 0
         let responseDelay = max(0, entry.responseDate.timeIntervalSince(entry.requestDate))
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
         return correctedInitialAge + max(0, now.timeIntervalSince(entry.responseDate))
+    }
+
+    /// The `Age` value in seconds (§5.1): of a list (`7200, 0`, on one line or several), the first member; `nil`
+    /// when that is not a non-negative integer, which a cache ignores. Capped at 2^31.
+    static func ageSeconds(_ headers: HTTPHeaders) -> Double? {
+        guard let line = headers.values(for: .age).first else { return nil }
+        let first = line.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingSpaces
+        guard !first.isEmpty, first.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return min(Double(first) ?? .infinity, 2_147_483_648)
+    }
+
+    /// Fields a cache does not store (§3.1): `Connection`, the fields it names, and those HTTP defines for one
+    /// connection alone (RFC 9110 §7.6.1: `Keep-Alive`, `Proxy-Connection`, `TE`, `Upgrade`).
+    static func connectionFields(_ headers: HTTPHeaders) -> Set<HTTPHeaders.Name> {
+        let named = headers.values(for: "connection").flatMap { $0.split(separator: ",") }
+            .map { HTTPHeaders.Name($0.trimmingSpaces) }
+        return Set(named).union(["connection", "keep-alive", "proxy-connection", "te", "upgrade"])
     }
 
     /// A stored response judged at one moment.

@@ -106,6 +106,7 @@ public final class HTTPCache: Sendable {
         else { return }
         var headers = response.headers
         headers.remove(.setCookie)
+        for name in CacheRules.connectionFields(response.headers) { headers.remove(name) }
         let entry = Entry(
             statusCode: response.statusCode,
             headers: headers,
@@ -135,7 +136,9 @@ public final class HTTPCache: Sendable {
             target = selected
         }
         guard var entry = target else { return nil }
-        for name in Set(notModified.headers.map(\.name)) where !CacheRules.keptOn304.contains(name) {
+        let connection = CacheRules.connectionFields(notModified.headers)
+        for name in Set(notModified.headers.map(\.name))
+        where !CacheRules.keptOn304.contains(name) && !connection.contains(name) {
             entry.headers.remove(name)
             for value in notModified.headers.values(for: name) { entry.headers.add(value, for: name) }
         }

@@ -48,6 +48,13 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
     public var isTransient: Bool
     /// How long the server asked to wait, for ``Kind/rateLimited``; otherwise `nil`.
     public var retryAfter: Duration?
+    /// Whether the request may have reached the server: `false` only when none of it can have left this machine
+    /// (the host had no address, the connection was refused or never made, there was no network, the TLS
+    /// handshake failed, the request could not be built or its kind's request data could not be had). `true`
+    /// whenever a byte may have gone (a connection lost after the request began, a timeout while waiting for the
+    /// answer), an answer arrived, or the transport cannot tell. Over every try of a call: `true` if any try may
+    /// have been sent. An ``Outbox`` rolls a write back at its age only when no try of it may have been sent.
+    public var mayHaveBeenSent: Bool
 
     /// How many bytes of a response body ``bodySnippet`` keeps.
     public static let bodySnippetLimit = 512
@@ -59,6 +66,10 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
     public var body: Data?
 
     /// Creates an error; EndpointKit creates these for you, and custom transports and kinds may too.
+    ///
+    /// `mayHaveBeenSent` defaults to `true`, except for a request that could not be built
+    /// (``Kind/invalidRequest``, ``Kind/encodingFailed``, ``Kind/notCached``) without a status: a transport passes
+    /// `false` when it knows no byte of the request left (see ``mayHaveBeenSent``).
     public init(
         _ kind: Kind,
         _ message: String,
@@ -68,7 +79,8 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
         body: Data? = nil,
         codingPath: String? = nil,
         underlyingError: (any Error)? = nil,
-        isTransient: Bool = false
+        isTransient: Bool = false,
+        mayHaveBeenSent: Bool? = nil
     ) {
         self.kind = kind
         self.message = message
@@ -80,7 +92,11 @@ public struct EndpointError: Error, Sendable, CustomStringConvertible, CustomRef
         self.codingPath = codingPath
         self.underlyingError = underlyingError
         self.isTransient = isTransient
+        self.mayHaveBeenSent = mayHaveBeenSent ?? (statusCode != nil || !Self.builtBeforeSending.contains(kind))
     }
+
+    /// Kinds raised before a request is handed to a transport: by default, nothing of it was sent.
+    private static let builtBeforeSending: Set<Kind> = [.invalidRequest, .encodingFailed, .notCached]
 
     /// One log line: kind, request, status, message, coding path and body snippet; secrets redacted.
     ///

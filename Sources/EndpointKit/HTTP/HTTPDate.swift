@@ -2,19 +2,16 @@ import Foundation
 
 /// HTTP-dates (RFC 9110 §5.6.7) as `Date`s: `Date`, `Expires`, `Last-Modified` and `Retry-After` values.
 enum HTTPDate {
-    /// The date `value` names, or `nil` when it is not an HTTP-date.
+    /// The date `value` names, or `nil` when it is not an HTTP-date (RFC 9110 §5.6.7).
     ///
-    /// The preferred form (`Sun, 06 Nov 1994 08:49:37 GMT`) is read by hand, fast and without Foundation; the
-    /// two obsolete forms go to a `DateFormatter`, and only printable ASCII of a date's length ever reaches it,
-    /// since it stops the process on some non-ASCII input (found by fuzzing: "w\u{6E0}…mmm:2FF").
+    /// Each of the three forms a recipient must accept is read by hand, exactly: the preferred one
+    /// (`Sun, 06 Nov 1994 08:49:37 GMT`), RFC 850's (`Sunday, 06-Nov-94 08:49:37 GMT`, its two-digit year read as
+    /// the RFC says) and asctime's (`Sun Nov  6 08:49:37 1994`). Anything else is no date: another zone (`UTC`), a
+    /// one-digit hour, dashes in the preferred form, a missing comma, extra spaces, dots in the time. RFC 9111
+    /// §5.3 reads an `Expires` that is no date as already past.
     static func parse(_ value: String) -> Date? {
-        let value = value.trimmingSpaces
-        if let date = parseFixdate(Array(value.utf8)) { return date }
-        guard value.utf8.count <= 64, value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
-        for formatter in obsoleteFormatters {
-            if let date = formatter.date(from: value) { return date }
-        }
-        return nil
+        let bytes = Array(value.trimmingSpaces.utf8)
+        return parseFixdate(bytes) ?? parseRFC850(bytes) ?? parseAsctime(bytes)
     }
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -22,24 +19,66 @@ enum HTTPDate {
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`: 29 bytes, fixed places.
     private static func parseFixdate(_ bytes: [UInt8]) -> Date? {
-        guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == 0x20, bytes[7] == 0x20,
-            bytes[11] == 0x20, bytes[16] == 0x20, bytes[19] == UInt8(ascii: ":"), bytes[22] == UInt8(ascii: ":"),
-            bytes[25] == 0x20, Array(bytes[26...]) == Array("GMT".utf8)
+        guard bytes.count == 29, dayNames.contains(Array(bytes[0..<3])), bytes[3] == UInt8(ascii: ","),
+            bytes[4] == 0x20, bytes[7] == 0x20, bytes[11] == 0x20, bytes[16] == 0x20,
+            Array(bytes[25...]) == Array(" GMT".utf8),
+            let day = number(bytes, 5..<7), let year = number(bytes, 12..<16),
+            let monthIndex = months.firstIndex(of: Array(bytes[8..<11]))
         else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var result = 0
-            for byte in bytes[range] {
-                guard (0x30...0x39).contains(byte) else { return nil }
-                result = result * 10 + Int(byte - 0x30)
-            }
-            return result
+        return date(year: year, month: monthIndex + 1, day: day, time: bytes[17..<25])
+    }
+
+    /// `Sunday, 06-Nov-94 08:49:37 GMT`: a whole day name, dashes, a two-digit year.
+    private static func parseRFC850(_ bytes: [UInt8]) -> Date? {
+        guard let comma = bytes.firstIndex(of: UInt8(ascii: ",")), longDayNames.contains(Array(bytes[..<comma])),
+            bytes.count == comma + 23
+        else { return nil }
+        let rest = Array(bytes[(comma + 1)...])
+        guard rest[0] == 0x20, rest[3] == UInt8(ascii: "-"), rest[7] == UInt8(ascii: "-"), rest[10] == 0x20,
+            Array(rest[19...]) == Array(" GMT".utf8),
+            let day = number(rest, 1..<3), let shortYear = number(rest, 8..<10),
+            let monthIndex = months.firstIndex(of: Array(rest[4..<7]))
+        else { return nil }
+        // A two-digit year more than 50 years ahead is the latest past year that ends in those digits.
+        let thisYear = Calendar(identifier: .gregorian).component(.year, from: Date())
+        var year = thisYear - thisYear % 100 + shortYear
+        if year > thisYear + 50 { year -= 100 }
+        return date(year: year, month: monthIndex + 1, day: day, time: rest[11..<19])
+    }
+
+    /// `Sun Nov  6 08:49:37 1994`: the day of the month padded with a space, the year last.
+    private static func parseAsctime(_ bytes: [UInt8]) -> Date? {
+        guard bytes.count == 24, dayNames.contains(Array(bytes[0..<3])), bytes[3] == 0x20, bytes[7] == 0x20,
+            bytes[10] == 0x20, bytes[19] == 0x20, let monthIndex = months.firstIndex(of: Array(bytes[4..<7])),
+            let year = number(bytes, 20..<24)
+        else { return nil }
+        let day = bytes[8] == 0x20 ? number(bytes, 9..<10) : number(bytes, 8..<10)
+        guard let day else { return nil }
+        return date(year: year, month: monthIndex + 1, day: day, time: bytes[11..<19])
+    }
+
+    private static let dayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map { Array($0.utf8) }
+    private static let longDayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+        .map { Array($0.utf8) }
+
+    /// The decimal number in `range` of `bytes`, every one a digit; `nil` otherwise.
+    private static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        var result = 0
+        for byte in bytes[range] {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            result = result * 10 + Int(byte - 0x30)
         }
-        guard let day = number(5..<7), let year = number(12..<16), let hour = number(17..<19),
-            let minute = number(20..<22), let second = number(23..<25),
-            let monthIndex = months.firstIndex(of: Array(bytes[8..<11])),
+        return result
+    }
+
+    /// The date of a day and an `HH:MM:SS` time (8 bytes), or `nil` when either is out of range.
+    private static func date(year: Int, month: Int, day: Int, time: ArraySlice<UInt8>) -> Date? {
+        let time = Array(time)
+        guard time.count == 8, time[2] == UInt8(ascii: ":"), time[5] == UInt8(ascii: ":"),
+            let hour = number(time, 0..<2), let minute = number(time, 3..<5), let second = number(time, 6..<8),
             (1...31).contains(day), hour < 24, minute < 60, second <= 60
         else { return nil }
-        let days = daysSinceEpoch(year: year, month: monthIndex + 1, day: day)
+        let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
@@ -52,18 +91,5 @@ enum HTTPDate {
         let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
-    }
-
-    // DateFormatter is thread-safe for parsing once configured, and these are never changed.
-    private static let obsoleteFormatters: [DateFormatter] = [
-        "EEEE, dd-MMM-yy HH:mm:ss zzz",  // RFC 850
-        "EEE MMM d HH:mm:ss yyyy",  // asctime
-        "EEE, dd MMM yyyy HH:mm:ss zzz",  // the preferred form with a zone other than GMT spelled out
-    ].map { format in
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = format
-        return formatter
     }
 }

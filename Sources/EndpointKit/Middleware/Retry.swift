@@ -46,6 +46,9 @@ public struct Retry: Middleware {
         }
         // This step's own tries; the call's attempt number (context.attempt) also counts other steps' sends.
         var tries = 1
+        // Whether an earlier try may have reached the server: the last try's error says so too (a write whose
+        // first try was lost and whose second was refused may still have been applied).
+        var earlierMayHaveBeenSent = false
         while true {
             let isLast = tries >= policy.maxAttempts
             let wait: Duration
@@ -64,8 +67,14 @@ public struct Retry: Middleware {
                 } else {
                     return response
                 }
+                earlierMayHaveBeenSent = true
             } catch {
-                guard !isLast, RetryPolicy.isRetryable(error), !Task.isCancelled else { throw error }
+                guard !isLast, RetryPolicy.isRetryable(error), !Task.isCancelled else {
+                    guard earlierMayHaveBeenSent, var endpointError = error as? EndpointError else { throw error }
+                    endpointError.mayHaveBeenSent = true
+                    throw endpointError
+                }
+                earlierMayHaveBeenSent = earlierMayHaveBeenSent || ((error as? EndpointError)?.mayHaveBeenSent ?? true)
                 wait = jittered(
                     policy.nominalDelay(afterAttempt: tries),
                     by: policy.jitter

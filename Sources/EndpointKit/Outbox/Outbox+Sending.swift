@@ -15,7 +15,8 @@ extension Outbox {
             let failure = EndpointError(
                 .authenticationFailed,
                 "the outbox could not get the request data of its kind (\(type(of: error)))",
-                underlyingError: error
+                underlyingError: error,
+                mayHaveBeenSent: false
             )
             return .retry(failure, retryAfter: nil)
         }

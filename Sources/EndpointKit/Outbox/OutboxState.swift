@@ -281,9 +281,11 @@ struct OutboxState: Sendable {
         return replayed?.lowercased() != "true"
     }
 
-    /// Whether a failed try may still have been applied: no answer came, or the server failed while handling it.
-    private static func mayHaveReachedServer(_ error: EndpointError) -> Bool {
-        guard let status = error.statusCode else { return true }
+    /// Whether a failed try may still have been applied: the request may have left and no answer came
+    /// (``EndpointError/mayHaveBeenSent``: not for a refused connection, a host with no address, no network, a
+    /// failed TLS handshake or request data that could not be had), or the server failed while handling it.
+    static func mayHaveReachedServer(_ error: EndpointError) -> Bool {
+        guard let status = error.statusCode else { return error.mayHaveBeenSent }
         return status >= 500 || status == 409
     }
 

@@ -47,7 +47,8 @@ extension URLSessionTransport {
                 return EndpointError(
                     .secureConnectionFailed,
                     "no secure connection (URLError \(urlError.code.rawValue)): \(reason)",
-                    underlyingError: error
+                    underlyingError: error,
+                    mayHaveBeenSent: false
                 )
             }
             let part = afterHead ? "the response body was cut short" : "the transfer failed"
@@ -55,7 +56,8 @@ extension URLSessionTransport {
                 .transportFailed,
                 "\(part) (URLError \(urlError.code.rawValue)): \(reason)",
                 underlyingError: error,
-                isTransient: afterHead || transientCodes.contains(urlError.code)
+                isTransient: afterHead || transientCodes.contains(urlError.code),
+                mayHaveBeenSent: afterHead || !unsentCodes.contains(urlError.code)
             )
         }
     }
@@ -96,6 +98,13 @@ extension URLSessionTransport {
     ]
 
     /// Failures of the connection rather than of the request: sending again may succeed.
+    /// Codes that come before any byte of the request leaves: no address for the host, no connection made (Linux
+    /// reports a refused connection as -1004), no network, a URL no protocol takes.
+    private static let unsentCodes: Set<URLError.Code> = [
+        .cannotFindHost, .dnsLookupFailed, .cannotConnectToHost, .notConnectedToInternet, .badURL, .unsupportedURL,
+        .appTransportSecurityRequiresSecureConnection, .internationalRoamingOff, .callIsActive, .dataNotAllowed,
+    ]
+
     private static let transientCodes: Set<URLError.Code> = [
         .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
         .badServerResponse, .resourceUnavailable,

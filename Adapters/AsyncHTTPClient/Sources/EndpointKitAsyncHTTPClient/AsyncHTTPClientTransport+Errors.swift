@@ -36,11 +36,16 @@ extension AsyncHTTPClientTransport {
         if let error = error as? HTTPClientError {
             return endpointError(from: error, part: part, afterHead: afterHead, idleTimeout: idleTimeout)
         }
+        if let error = error as? NIOSSLError, case .uncleanShutdown = error {
+            // The peer closed the TLS connection without a close_notify: the request may have gone before.
+            return EndpointError(.transportFailed, "\(part): \(error)", underlyingError: error, isTransient: true)
+        }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
             return EndpointError(
                 .secureConnectionFailed,
                 "no secure connection: \(error)",
-                underlyingError: error
+                underlyingError: error,
+                mayHaveBeenSent: afterHead
             )
         }
         if let error = error as? NIOHTTPDecompression.DecompressionError, error == .limit {
@@ -55,7 +60,23 @@ extension AsyncHTTPClientTransport {
         let transient =
             afterHead || error is NIOConnectionError || error is IOError || error is ChannelError
             || error is HTTPParserError
-        return EndpointError(.transportFailed, "\(part): \(error)", underlyingError: error, isTransient: transient)
+        return EndpointError(
+            .transportFailed,
+            "\(part): \(error)",
+            underlyingError: error,
+            isTransient: transient,
+            mayHaveBeenSent: afterHead || !neverConnected(error)
+        )
+    }
+
+    /// Whether `error` says no connection was ever made, so no byte of the request left: no address for the host,
+    /// every connect attempt refused or unreachable.
+    static func neverConnected(_ error: any Error) -> Bool {
+        if error is NIOConnectionError || error is SocketAddressError { return true }
+        if let error = error as? IOError {
+            return [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL].contains(error.errnoCode)
+        }
+        return false
     }
 
     /// `duration` in seconds, rounded to a tenth: "2.5", "60".
@@ -81,7 +102,10 @@ extension AsyncHTTPClientTransport {
                         + "attempt's deadline (timeout), whichever is shorter"
                 } ?? "no response head arrived within the attempt's deadline (timeout)"
             return EndpointError(.timedOut, message, underlyingError: error)
-        case .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+        case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+            // Before a connection was ready for the request: nothing of it left.
+            return EndpointError(.timedOut, "\(part): \(error)", underlyingError: error, mayHaveBeenSent: afterHead)
+        case .readTimeout, .writeTimeout:
             return EndpointError(.timedOut, "\(part): \(error)", underlyingError: error)
         case .remoteConnectionClosed, .bodyLengthMismatch, .uncleanShutdown:
             return EndpointError(.transportFailed, "\(part): \(error)", underlyingError: error, isTransient: true)
