@@ -31,7 +31,7 @@ enum HTTPDate {
     /// `Sunday, 06-Nov-94 08:49:37 GMT`: a whole day name, dashes, a two-digit year.
     private static func parseRFC850(_ bytes: [UInt8]) -> Date? {
         guard let comma = bytes.firstIndex(of: UInt8(ascii: ",")), longDayNames.contains(Array(bytes[..<comma])),
-            bytes.count == comma + 23
+            bytes.count == comma + 24
         else { return nil }
         let rest = Array(bytes[(comma + 1)...])
         guard rest[0] == 0x20, rest[3] == UInt8(ascii: "-"), rest[7] == UInt8(ascii: "-"), rest[10] == 0x20,

@@ -125,8 +125,8 @@ where Model.ID: Sendable {
         }
     }
 
-    func settle(_ record: OutboxRecord, sequence: UInt64, _ settlement: OutboxState.Settlement) {
-        guard let store, let shown = shown.withLock({ $0.removeValue(forKey: sequence) }) else { return }
+    func settle(_ record: OutboxRecord, sequence: UInt64, _ settlement: OutboxState.Settlement) -> OutboxListener.Later? {
+        guard let store, let shown = shown.withLock({ $0.removeValue(forKey: sequence) }) else { return nil }
         let outcome: ModelEntry<Model>.WriteOutcome
         switch settlement {
         case .answered(let body):
@@ -134,8 +134,12 @@ where Model.ID: Sendable {
         case .failed: outcome = .failed
         case .unknown: outcome = .unknown
         }
-        if store.settle(shown.key, write: shown.write, outcome: outcome, previous: shown.previous) {
-            refetch(shown.id, shown.key)
+        let settled = store.settleDeferringSave(shown.key, write: shown.write, outcome: outcome, previous: shown.previous)
+        guard settled.refetches || settled.confirmed != nil else { return nil }
+        let refetch = refetch
+        return {
+            if let model = settled.confirmed { store.save(model, for: shown.key) }
+            if settled.refetches { refetch(shown.id, shown.key) }
         }
     }
 

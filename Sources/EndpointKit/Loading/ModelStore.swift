@@ -115,9 +115,12 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     var now: Duration { stopwatch.elapsed }
 
     /// Applies `event` to the entry of `key` (made when missing) under the lock, marking a use unless told not
-    /// to; then, outside it, wakes the observers and saves what the server confirmed. Returns the effects.
+    /// to; then, outside it, wakes the observers and saves what the server confirmed (unless `savesLater`: the
+    /// caller then runs ``save(_:for:)`` once its own lock is released). Returns the effects.
     @discardableResult
-    func apply(_ event: Entry.Event, to key: Key, id: Model.ID, isUse: Bool = true) -> Entry.Effects {
+    func apply(_ event: Entry.Event, to key: Key, id: Model.ID, isUse: Bool = true, savesLater: Bool = false)
+        -> Entry.Effects
+    {
         let now = self.now
         let (effects, wakeup) = state.withLock { state -> (Entry.Effects, Wakeup?) in
             // Taken out and put back, so that changing its collections copies nothing.
@@ -131,8 +134,14 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
             return (effects, wakeup)
         }
         wakeup?.resume()
-        if let model = effects.confirmed { confirmed?(key, model) }
+        if !savesLater, let model = effects.confirmed { confirmed?(key, model) }
         return effects
+    }
+
+    /// Saves `model`, a value the server confirmed, through the persistence (on disk for a
+    /// ``DiskModelPersistence``); nothing without one.
+    func save(_ model: Model, for key: Key) {
+        confirmed?(key, model)
     }
 
     /// Puts back a value kept from an earlier run: shown at once, stale until revalidated.
@@ -206,12 +215,25 @@ final class ModelStore<Model: Identifiable & Sendable>: Sendable where Model.ID:
     }
 
     /// Ends the optimistic write numbered `write` (see ``ModelEntry``): its outcome is shown only when no newer
-    /// write came since, and a rollback shows the latest value the server confirmed, or `previous`. Returns whether
-    /// the loader must fetch the model again now (an unknown outcome, with someone observing it).
+    /// write came since, and a rollback shows the latest value the server confirmed, or `previous`; a confirmed
+    /// value is saved. Returns whether the loader must fetch the model again now (an unknown outcome, with someone
+    /// observing it).
     @discardableResult
     func settle(_ key: Key, write: UInt64, outcome: Entry.WriteOutcome, previous: Model?) -> Bool {
-        guard let id = state.withLock({ $0.slots[key]?.id }) else { return false }
+        let settled = settleDeferringSave(key, write: write, outcome: outcome, previous: previous)
+        if let model = settled.confirmed { save(model, for: key) }
+        return settled.refetches
+    }
+
+    /// ``settle(_:write:outcome:previous:)`` without the save: it returns the value the server confirmed, which the
+    /// caller saves (``save(_:for:)``) once no lock is held. An outbox settles writes under its own lock, where no
+    /// disk write belongs.
+    func settleDeferringSave(_ key: Key, write: UInt64, outcome: Entry.WriteOutcome, previous: Model?) -> (
+        refetches: Bool, confirmed: Model?
+    ) {
+        guard let id = state.withLock({ $0.slots[key]?.id }) else { return (false, nil) }
         let event = Entry.Event.writeSettled(write: write, outcome: outcome, previous: previous)
-        return apply(event, to: key, id: id, isUse: false).refetches
+        let effects = apply(event, to: key, id: id, isUse: false, savesLater: true)
+        return (effects.refetches, effects.confirmed)
     }
 }

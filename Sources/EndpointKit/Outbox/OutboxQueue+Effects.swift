@@ -2,33 +2,44 @@ import Foundation
 
 /// How the queue carries out what its state's transitions return: in memory under the lock (the stores settle,
 /// the readers hear, in the order the changes happen), then the disk and the tasks once it is released, in the
-/// order given (a write's file goes after its stores and readers were told).
+/// order given: the stores' saves of what the server confirmed first, then a write's file goes.
 extension OutboxQueue {
+    /// What one event leaves for after the lock: the stores' saves, the effects that leave memory, the idle waiters.
+    private struct AfterLock {
+        var saves: [OutboxListener.Later] = []
+        var effects: [OutboxState.Effect] = []
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
     /// Applies `event` to the queue's state and carries out its effects.
     func apply(_ event: OutboxState.Event) {
-        let (later, waiters) = shared.withLock { shared -> ([OutboxState.Effect], [CheckedContinuation<Void, Never>]) in
-            var later: [OutboxState.Effect] = []
+        let after = shared.withLock { shared -> AfterLock in
+            var after = AfterLock()
             for effect in shared.queue.apply(event, now: Date()) {
                 switch effect {
                 case .settle(let write, let settlement):
                     let name = write.record.store ?? ""
                     for listener in listeners.withLock({ $0[name].map { Array($0.values) } ?? [] }) {
-                        listener.settle(write.record, sequence: write.sequence, settlement)
+                        if let save = listener.settle(write.record, sequence: write.sequence, settlement) {
+                            after.saves.append(save)
+                        }
                     }
                 case .notify(let notice):
                     tellStores(notice)
                     let change = change(for: notice)
                     for subscriber in shared.subscribers.values { subscriber.yield(change) }
                 case .send, .remove, .wake:
-                    later.append(effect)
+                    after.effects.append(effect)
                 }
             }
-            guard shared.queue.isIdle else { return (later, []) }
-            defer { shared.idleWaiters = [:] }
-            return (later, Array(shared.idleWaiters.values))
+            guard shared.queue.isIdle else { return after }
+            after.waiters = Array(shared.idleWaiters.values)
+            shared.idleWaiters = [:]
+            return after
         }
-        for effect in later { run(effect) }
-        for waiter in waiters { waiter.resume() }
+        for save in after.saves { save() }
+        for effect in after.effects { run(effect) }
+        for waiter in after.waiters { waiter.resume() }
     }
 
     /// Tells the stores that show writes when a group starts or stops waiting.

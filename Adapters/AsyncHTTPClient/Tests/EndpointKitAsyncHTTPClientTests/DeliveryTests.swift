@@ -109,7 +109,7 @@ struct DeliveryTests {
         }
         guard case .expired(_, let error)? = ended else { throw Failure("not expired: \(String(describing: ended))") }
         #expect(error.kind == .writeExpired)
-        #expect(pauses >= 2, "the write was tried more than once before it expired")
+        #expect(pauses >= 1, "the write was tried before it expired")
         let state = try #require(await loader.states(forID: "n1").first { !$0.isWritePending })
         #expect(state.value?.text == "loaded")
     }
