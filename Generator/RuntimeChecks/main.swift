@@ -194,8 +194,30 @@ func documentedErrors() async throws {
         check(false, "a 404 fails the call")
     } catch {
         check(try error.documentedBody(as: Problem.self).detail == "no thing 9", "a documented error body is decoded")
+        check(
+            (try? error.documentedBody(as: Problem.self, statuses: ["409", "5XX"])) == nil,
+            "a documented error body is not read for a status the operation does not document it for"
+        )
+        check(
+            (try? error.documentedBody(as: Problem.self, statuses: ["4XX"]))?.detail == "no thing 9",
+            "a range of statuses (4XX) matches the status"
+        )
     }
-
+    // A 200 whose body does not decode is no documented error, however few members the error type requires.
+    let undecodable = EndpointClient(
+        environment: apiEnvironment,
+        transport: Recorder([(200, #"{"code": "missing", "detail": "not a thing"}"#)])
+    )
+    do {
+        _ = try await undecodable.response(for: .getThing(thingId: 9), using: token)
+        check(false, "a 200 whose body is not a Thing fails the call")
+    } catch {
+        check(error.kind == .decodingFailed, "a 200 whose body is not a Thing fails to decode")
+        check(
+            (try? error.documentedBody(as: Problem.self)) == nil,
+            "documentedBody throws for a 2xx answer whose body failed to decode"
+        )
+    }
 }
 
 /// An object in the query, in deepObject style, and pages by the rules the description shows.

@@ -81,9 +81,12 @@ enum EndpointEmitter {
         guard !plan.errors.isEmpty else { return }
         let listed = plan.errors.map { "\($0.status) `\($0.type)`" }.joined(separator: ", ")
         let types = Set(plan.errors.map(\.type))
+        let statuses = plan.errors.map(\.status)
+        let only =
+            statuses.contains("default") ? "" : ", statuses: [\(statuses.map { "\"\($0)\"" }.joined(separator: ", "))]"
         let reading =
             types.count == 1
-            ? "`error.documentedBody(as: \(plan.errors[0].type).self)`" : "`\(errorTypeName(plan))(error)`"
+            ? "`error.documentedBody(as: \(plan.errors[0].type).self\(only))`" : "`\(errorTypeName(plan))(error)`"
         out.line("/// Documented errors: \(listed); read one from the `EndpointError` with \(reading).")
     }
 

@@ -20,7 +20,10 @@ struct OperationPlanner {
         let declaresNoSecurity = document.components.securitySchemes.isEmpty && document.security.isEmpty
         self.overlay = OverlayReading(overlay, declaresNoSecurity: declaresNoSecurity)
         schemas = SchemaMapper(components: document.components)
-        kinds = KindPlanner(components: document.components, bearerThroughMiddleware: self.overlay.bearerThroughMiddleware)
+        kinds = KindPlanner(
+            components: document.components,
+            bearerThroughMiddleware: self.overlay.bearerThroughMiddleware
+        )
     }
 
     /// Every operation's plan, in the description's order; what cannot be generated is in ``notes``.

@@ -193,10 +193,23 @@ enum SupportFile {
 
         extension EndpointError {
             /// The response body, decoded as an error body the API documents for the call (each factory's
-            /// documentation names them); throws when the error carries no body, or the body does not decode.
-            public func documentedBody<Body: Decodable>(as type: Body.Type) throws -> Body {
-                guard let body, !body.isEmpty else { throw DocumentedErrorMissing(statusCode: statusCode) }
+            /// documentation names them and their statuses: `404`, `4XX`, `default`). Throws when the error is not
+            /// the server's answer with a status outside 2xx (a body that failed to decode, a lost connection),
+            /// when its status is not among `statuses` (every status when `nil`), when it carries no body, or when
+            /// the body does not decode.
+            public func documentedBody<Body: Decodable>(as type: Body.Type, statuses: [String]? = nil) throws -> Body {
+                guard kind == .unacceptableStatus, let statusCode, !(200..<300).contains(statusCode),
+                    statuses.map({ $0.contains { Self.status(statusCode, matches: $0) } }) ?? true,
+                    let body, !body.isEmpty
+                else { throw DocumentedErrorMissing(statusCode: statusCode) }
                 return try OpenAPICoding.decoder.decode(type, from: body)
+            }
+
+            private static func status(_ status: Int, matches documented: String) -> Bool {
+                if documented == "default" { return true }
+                if let exact = Int(documented) { return exact == status }
+                return documented.count == 3 && documented.hasSuffix("XX")
+                    && Int(String(documented.prefix(1))) == status / 100
             }
         }
 

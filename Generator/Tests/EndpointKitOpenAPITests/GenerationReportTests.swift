@@ -9,17 +9,22 @@ struct GenerationReportTests {
 
     @Test("Notes of one reason are one group with its count, its fix and the operations it names")
     func grouped() {
-        let notes = ["a", "b", "c"].map { GenerationNote(operation: $0, issue: digest, operationSkipped: true) }
+        let notes =
+            ["a", "b", "c"].map { GenerationNote(operation: $0, issue: digest, operationSkipped: true) }
             + [GenerationNote(operation: "d", issue: .unsupported("x"), operationSkipped: false)]
         let lines = GenerationReport(notes).lines
-        #expect(lines.first == "no kind: HTTP scheme \"digest\" of \"d\" has no kind (operation not generated): 3 times")
+        #expect(
+            lines.first == "no kind: HTTP scheme \"digest\" of \"d\" has no kind (operation not generated): 3 times"
+        )
         #expect(lines[1].hasPrefix("  fix: name the operation's kind in the overlay"))
         #expect(Array(lines[2...4]) == ["  a", "  b", "  c"])
         #expect(lines[5] == "not supported: x")
         #expect(GenerationReport(notes).operationsLeftOut == 3)
     }
 
-    @Test("The run fails when nothing is generated, when operations are left out unless allowed, and on any overlay name that matches nothing")
+    @Test(
+        "The run fails when nothing is generated, when operations are left out unless allowed, and on any overlay name that matches nothing"
+    )
     func failure() {
         let skipped = [GenerationNote(operation: "a", issue: digest, operationSkipped: true)]
         #expect(GenerationReport([]).failure(generated: 0, allowLeftOut: true) == "no operation was generated")

@@ -125,7 +125,8 @@ where Model.ID: Sendable {
         }
     }
 
-    func settle(_ record: OutboxRecord, sequence: UInt64, _ settlement: OutboxState.Settlement) -> OutboxListener.Later? {
+    func settle(_ record: OutboxRecord, sequence: UInt64, _ settlement: OutboxState.Settlement) -> OutboxListener.Later?
+    {
         guard let store, let shown = shown.withLock({ $0.removeValue(forKey: sequence) }) else { return nil }
         let outcome: ModelEntry<Model>.WriteOutcome
         switch settlement {
@@ -134,7 +135,12 @@ where Model.ID: Sendable {
         case .failed: outcome = .failed
         case .unknown: outcome = .unknown
         }
-        let settled = store.settleDeferringSave(shown.key, write: shown.write, outcome: outcome, previous: shown.previous)
+        let settled = store.settleDeferringSave(
+            shown.key,
+            write: shown.write,
+            outcome: outcome,
+            previous: shown.previous
+        )
         guard settled.refetches || settled.confirmed != nil else { return nil }
         let refetch = refetch
         return {

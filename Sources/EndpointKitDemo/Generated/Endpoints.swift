@@ -18,7 +18,7 @@ extension Endpoint where Kind == EndpointKinds.Public, Response == CatalogueItem
     /// One item of the catalogue.
     ///
     /// `GET /items/{itemId}` (`getCatalogueItem`).
-    /// Documented errors: 404 `Failure`; read one from the `EndpointError` with `error.documentedBody(as: Failure.self)`.
+    /// Documented errors: 404 `Failure`; read one from the `EndpointError` with `error.documentedBody(as: Failure.self, statuses: ["404"])`.
     public static func getCatalogueItem(itemId: Int) -> Self {
         Self.generated(.get, "items/\(itemId, as: "itemId")")
     }

@@ -87,7 +87,9 @@ import FoundationNetworking
         _ = try await harness.client.exchange(for: .item(1))
         let served = try await harness.client.exchange(for: .item(1))
         #expect(served.source == .cache)
-        #expect(served.headers["a"] == nil && served.headers["connection"] == nil && served.headers["keep-alive"] == nil)
+        #expect(
+            served.headers["a"] == nil && served.headers["connection"] == nil && served.headers["keep-alive"] == nil
+        )
         #expect(served.headers["b"] == "2")
         harness.wall.advance(11)
         let revalidated = try await harness.client.exchange(for: .item(1))

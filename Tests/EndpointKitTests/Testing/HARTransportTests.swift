@@ -136,6 +136,38 @@ struct HARTransportTests {
         #expect(replayed == ["key": "har-retry"])
     }
 
+    @Test("A retried call whose answer has a member named key that holds no secret replays as the server sent it")
+    func nonSecretKeyKeptAcrossRetries() async throws {
+        defer { try? FileManager.default.removeItem(at: file) }
+        let endpoint = Endpoint<EndpointKinds.Public, [String: String]>(method: .post, path: "cache-entry")
+        let retry = Retry(RetryPolicy(maxAttempts: 2, baseDelay: .zero, jitter: 0))
+        let recorder = try HARTransport(
+            file: file,
+            mode: .record,
+            live: StubTransport(replies: [.connectionLost(), .json(#"{"key": "har-retry", "token_hint": "none"}"#)])
+        )
+        let client = EndpointClient(
+            environment: Fixture.environment,
+            transport: recorder,
+            middleware: [IdempotencyKey(), retry],
+            cache: nil
+        )
+        let live = try await client.response(for: endpoint)
+        try recorder.save()
+
+        let replay = try HARTransport(file: file, mode: .replay)
+        let replayed = try await EndpointClient(
+            environment: Fixture.environment,
+            transport: replay,
+            middleware: [IdempotencyKey(), retry],
+            cache: nil
+        ).response(for: endpoint)
+
+        #expect(live["key"] == "har-retry")
+        #expect(replayed == live)
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("har-retry"))
+    }
+
     @Test("Record missing: recorded answers are replayed, a miss goes live and joins the file")
     func recordMissing() async throws {
         defer { try? FileManager.default.removeItem(at: file) }

@@ -81,7 +81,9 @@ struct DeliveryTests {
         #expect(error.mayHaveBeenSent, "\(error)")
     }
 
-    private static func outbox(_ client: EndpointClient, maximumAge: Duration) throws -> (Outbox<EndpointKinds.Public>, URL) {
+    private static func outbox(_ client: EndpointClient, maximumAge: Duration) throws -> (
+        Outbox<EndpointKinds.Public>, URL
+    ) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
         var policy = OutboxPolicy()
         (policy.initialBackoff, policy.maximumBackoff, policy.maximumAge) =
@@ -89,7 +91,10 @@ struct DeliveryTests {
         return (try Outbox(directory: directory, client: client, policy: policy), directory)
     }
 
-    @Test("Offline past its age: every try refused, the write expires and the store rolls it back", arguments: Stack.allCases)
+    @Test(
+        "Offline past its age: every try refused, the write expires and the store rolls it back",
+        arguments: Stack.allCases
+    )
     func offlineExpires(_ stack: Stack) async throws {
         let down = try FaultServerProcess()
         let (outbox, directory) = try Self.outbox(stack.client(down.url), maximumAge: .seconds(1))
