@@ -62,6 +62,54 @@ user user-none '' "$(product EndpointKit)" '' ''
 user user-observability '"Observability"' "$(product EndpointKit), $(product EndpointKitObservability)" \
     'import EndpointKitObservability' ', middleware: [Observability()]'
 
+# With the traits off, each adapter's type, in every form the docs show it, fails with the message that names the
+# trait and the line to add (a stand-in that conformed to nothing gave "does not conform to expected type" instead).
+mkdir -p "$work/user-off/Sources/App"
+cat >"$work/user-off/Package.swift" <<EOF
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "user-off",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(url: "file://$work/endpointkit.git", from: "$version")],
+    targets: [
+        .executableTarget(
+            name: "App",
+            dependencies: [
+                $(product EndpointKit), $(product EndpointKitAsyncHTTPClient), $(product EndpointKitObservability),
+            ]
+        )
+    ]
+)
+EOF
+forms=(
+    'let transport = AsyncHTTPClientTransport()'
+    'let client = EndpointClient(environment: environment, transport: AsyncHTTPClientTransport())'
+    'let middleware = Observability()'
+    'let client = EndpointClient(environment: environment, middleware: [Observability()])'
+)
+for index in "${!forms[@]}"; do
+    {
+        printf 'import EndpointKit\nimport EndpointKitAsyncHTTPClient\nimport EndpointKitObservability\n\n'
+        printf 'func form%s(_ environment: ServerEnvironment) {\n    %s\n}\n' "$index" "${forms[$index]}"
+    } >"$work/user-off/Sources/App/Form$index.swift"
+done
+echo 'print("unreachable")' >"$work/user-off/Sources/App/main.swift"
+if swift build --package-path "$work/user-off" --scratch-path "$scratch" >"$work/user-off.log" 2>&1; then
+    echo "install check: with the traits off, the adapters' types built" >&2
+    exit 1
+fi
+for index in "${!forms[@]}"; do
+    pattern="Form$index.swift:[0-9]+:[0-9]+: error: .*needs EndpointKit's (AsyncHTTPClient|Observability) trait: \.package"
+    if ! grep -Eq "$pattern" "$work/user-off.log"; then
+        echo "install check: with the traits off, '${forms[$index]}' does not say which trait to turn on:" >&2
+        grep "Form$index.swift.*error:" "$work/user-off.log" >&2 || tail -20 "$work/user-off.log" >&2
+        exit 1
+    fi
+done
+echo "install check: with the traits off, each of ${#forms[@]} forms the docs show names the trait to turn on"
+
 resolved=$(sed -n 's/.*"identity" : "\(.*\)".*/\1/p' "$work/user-none/Package.resolved" | tr '\n' ' ')
 if [ "$resolved" != "endpointkit " ]; then
     echo "install check: with default traits the package resolved more than EndpointKit: $resolved" >&2
