@@ -44,7 +44,8 @@ done
 echo "check-docs: the public API matches API/EndpointKit.txt and API/EndpointKitTesting.txt"
 
 # The pipeline article's hop list must stay true: at most 8 hops, each naming a file that exists and a function
-# defined in it, each file calling the next hop's function.
+# defined in it, the body of each calling the next hop's function (a call to a transport on a transport: a file
+# that called its own `send` elsewhere would pass a file-wide search with the transport's call deleted).
 python3 - <<'PY'
 import re, sys, pathlib
 article = pathlib.Path("Sources/EndpointKit/EndpointKit.docc/Articles/TheRequestPipeline.md").read_text()
@@ -62,12 +63,22 @@ for number, file, symbol in hops:
         problems.append(f"hop {number}: {file} does not exist")
     elif not re.search(rf"func {re.escape(name)}\b", path.read_text()):
         problems.append(f"hop {number}: {file} defines no func {name}")
-def calls(text, name):
-    """Whether `text` calls `name`: a `name(` that is not its own definition (`func name(`)."""
-    return re.search(rf"(?<!func )\b{re.escape(name)}\(", text) is not None
-for (number, path, _), (_, _, following) in zip(names, names[1:]):
-    if path.exists() and not calls(path.read_text(), following):
-        problems.append(f"hop {number}: {path.name} never calls {following}(, the next hop")
+def bodies(text, name):
+    """The bodies of every `func name` in `text`, from its first brace to the one that closes it."""
+    for match in re.finditer(rf"func {re.escape(name)}\b", text):
+        start = text.find("{", match.end())
+        depth, index = 0, start
+        while start >= 0 and index < len(text):
+            depth += {"{": 1, "}": -1}.get(text[index], 0)
+            if depth == 0:
+                yield text[start:index + 1]
+                break
+            index += 1
+for (number, path, name), (_, following_path, following) in zip(names, names[1:]):
+    call = (rf"\btransport\.{re.escape(following)}\(" if following_path.parent.name == "Transport"
+            else rf"(?<!func )\b{re.escape(following)}\(")
+    if path.exists() and not any(re.search(call, body) for body in bodies(path.read_text(), name)):
+        problems.append(f"hop {number}: {name} in {path.name} never calls {following}(, the next hop")
 if problems:
     print("check-docs: the pipeline article's hop list is not true:", *problems, sep="\n  ", file=sys.stderr)
     sys.exit(1)

@@ -6,9 +6,17 @@ import Testing
 
 /// A seeded random walk of `OutboxState.apply` alone, with no disk, network or clock: writes queued in four
 /// groups, some already old; tries that end in any order with any outcome (taken, refused, a 409, a failure that
-/// may pass, a lost answer, a cancellation), late events for old tries and pauses, resumes, and restarts (the
-/// outbox closes, then a new state loads what the disk still holds). After every event it checks what the outbox
-/// promises, and at the end that every write ended exactly once.
+/// may pass, a lost answer, a refused connection, a cancellation), late events for old tries and pauses, resumes,
+/// and restarts (the outbox closes, then a new state loads what the disk still holds). After every event it checks
+/// what the outbox promises, and at the end that every write ended exactly once.
+///
+/// The model is its own: whether a try may have reached the server is decided where the walk makes the outcome
+/// (a lost answer, a 503 or a cancellation may have; a refused connection or a 429 may not), never by the code's
+/// test; it knows the stop rule (under `.stopGroup` a final refusal stops its group, alone in it or not) and each
+/// group's pause (ended only by its own wake or a resume). Defects planted in `OutboxState` that it catches, each
+/// tried once: a lone refused write that does not stop its group; one group's success ending other groups'
+/// pauses; a refused connection counted as "may have reached the server" (its write then ends unknown, not
+/// expired); every failure without a status counted as not sent.
 private struct QueueWalk {
     typealias State = OutboxState
 
@@ -29,6 +37,8 @@ private struct QueueWalk {
     var wakes: [(group: String, number: UInt64)] = []
     /// Writes a try of which may have reached the server without an answer, or that a last run may have sent.
     var unknown: Set<UInt64> = []
+    /// Groups paused, by the number of their pause: only that pause's wake, or a resume, lets them send again.
+    var paused: [String: UInt64] = [:]
     var settled: Set<UInt64> = []
     var notified: Set<UInt64> = []
     var removed: Set<UInt64> = []
@@ -81,6 +91,7 @@ private struct QueueWalk {
 
     mutating func resume() {
         stopped = []
+        paused = [:]
         apply(.resumed)
     }
 
@@ -89,36 +100,46 @@ private struct QueueWalk {
             let (attempt, sequence) = inFlight[group]
         else { return }
         inFlight[group] = nil
-        let outcome = randomOutcome()
+        let (outcome, reached) = randomOutcome()
+        var stops = false
         switch outcome {
         case .sent:
             unknown.remove(sequence)
         case .refused(let error):
             // An answer ends the doubt, except a 409 for a write the server may still hold ("in progress"), which a
-            // replayed answer is not.
+            // replayed answer is not; any other refusal is final, and under .stopGroup stops the group.
             let inProgress = error.statusCode == 409 && error.responseHeaders?["Idempotent-Replayed"] == nil
-            if !(inProgress && unknown.contains(sequence)) { unknown.remove(sequence) }
-        case .retry(let error, _):
-            if (error.statusCode ?? 500) >= 500 || error.statusCode == 409 { unknown.insert(sequence) }
-        case .cancelled:
-            unknown.insert(sequence)
+            if !(inProgress && unknown.contains(sequence)) {
+                unknown.remove(sequence)
+                stops = policy.onRefusal == .stopGroup
+            }
+        case .retry, .cancelled:
+            if reached { unknown.insert(sequence) }
         }
         apply(.tryEnded(group: group, attempt: attempt, outcome: outcome, jitter: Double(random.next() % 100) / 100))
+        if stops {
+            seen["stop rule", default: 0] += 1
+            if !stopped.contains(group) { violations.append("a final refusal of #\(sequence) did not stop \(group)") }
+        }
     }
 
-    mutating func randomOutcome() -> State.Outcome {
-        switch random.next() % 10 {
-        case 0, 1, 2: return .sent(statusCode: 201, body: Data())
-        case 3: return .refused(.withStatus(400))
+    /// An outcome, and whether the try may have reached the server: the walk's own knowledge of what happened.
+    mutating func randomOutcome() -> (State.Outcome, reached: Bool) {
+        switch random.next() % 11 {
+        case 0, 1, 2: return (.sent(statusCode: 201, body: Data()), true)
+        case 3: return (.refused(.withStatus(400)), true)
         case 4:
             var conflict = EndpointError.withStatus(409)
             if random.next() % 2 == 0 { conflict.responseHeaders = ["Idempotent-Replayed": "true"] }
-            return .refused(conflict)
-        case 5: return .retry(EndpointError(.transportFailed, "the answer was lost"), retryAfter: nil)
-        case 6: return .retry(.withStatus(503), retryAfter: .seconds(2))
-        case 7: return .retry(.withStatus(429), retryAfter: nil)
-        case 8: return .refused(.withStatus(422))
-        default: return .cancelled
+            return (.refused(conflict), true)
+        case 5: return (.retry(EndpointError(.transportFailed, "the answer was lost"), retryAfter: nil), true)
+        case 6: return (.retry(.withStatus(503), retryAfter: .seconds(2)), true)
+        case 7: return (.retry(.withStatus(429), retryAfter: nil), false)
+        case 8: return (.refused(.withStatus(422)), true)
+        case 9:
+            let refused = EndpointError(.transportFailed, "connection refused", mayHaveBeenSent: false)
+            return (.retry(refused, retryAfter: nil), false)
+        default: return (.cancelled, true)
         }
     }
 
@@ -137,6 +158,7 @@ private struct QueueWalk {
     mutating func wake() {
         guard !wakes.isEmpty else { return }
         let (group, number) = wakes.remove(at: Int(random.next() % UInt64(wakes.count)))
+        if paused[group] == number { paused[group] = nil }
         apply(.pauseEnded(group: group, number: number))
     }
 
@@ -149,7 +171,7 @@ private struct QueueWalk {
             unknown.insert(sequence)
             apply(.tryEnded(group: group, attempt: attempt, outcome: .cancelled, jitter: 0))
         }
-        (inFlight, wakes, stopped, isStarted, isClosed) = ([:], [], [], false, false)
+        (inFlight, wakes, stopped, paused, isStarted, isClosed) = ([:], [], [], [:], false, false)
         state = State(policy: policy)
         var writes: [State.Write] = []
         for (group, sequences) in disk {
@@ -193,7 +215,9 @@ extension QueueWalk {
         case .settle(let write, let settlement): checkSettle(write, settlement)
         case .notify(let notice): checkNotice(notice)
         case .remove(let sequence): checkRemove(sequence)
-        case .wake(let group, let number, _): wakes.append((group, number))
+        case .wake(let group, let number, _):
+            wakes.append((group, number))
+            paused[group] = number
         }
     }
 
@@ -206,6 +230,7 @@ extension QueueWalk {
             violations.append("#\(sequence) was sent before an earlier write of \(write.group)")
         }
         if stopped.contains(write.group) { violations.append("stopped group \(write.group) sent #\(sequence)") }
+        if paused[write.group] != nil { violations.append("paused group \(write.group) sent #\(sequence)") }
         inFlight[write.group] = (attempt, sequence)
     }
 
@@ -232,6 +257,7 @@ extension QueueWalk {
             if !unknown.contains(write.sequence) { violations.append("#\(write.sequence) reported unknown") }
             ended(write)
         case .sent(let write, _):
+            if paused.keys.contains(where: { $0 != write.group }) { seen["sent beside a pause", default: 0] += 1 }
             ended(write)
         case .stopped(let group):
             stopped.insert(group)
@@ -282,6 +308,7 @@ extension QueueWalk {
                 )
             } else if !wakes.isEmpty {
                 let (group, number) = wakes.removeFirst()
+                if paused[group] == number { paused[group] = nil }
                 apply(.pauseEnded(group: group, number: number))
             } else {
                 resume()
@@ -337,6 +364,10 @@ extension OutboxRecord {
             print("  \(onRefusal): \(seen.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" })")
             #expect(violations.isEmpty, "seed \(seed), \(onRefusal): \(violations.prefix(3))")
             #expect(events >= 100_000)
+            // A walk that never reached a case proves nothing about it.
+            var cases = ["queued", "sent", "refused", "expired", "unknown", "paused", "resumed", "sent beside a pause"]
+            if onRefusal == .stopGroup { cases += ["stopped", "stop rule"] }
+            for name in cases { #expect(seen[name, default: 0] > 0, "seed \(seed), \(onRefusal) never reached \(name)") }
         }
     }
 }

@@ -37,15 +37,15 @@ struct OutboxStateTests {
         #expect(throws: Never.self) { try Outbox<EndpointKinds.Public>(directory: directory, client: client) }
     }
 
-    @Test("A success elsewhere ends ordinary pauses, not one whose length the server set with Retry-After")
-    func serverPauseStands() async throws {
+    @Test("A success in one group ends no other group's pause (here one the server set with Retry-After)")
+    func successElsewhereLeavesPauses() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let stub = StubTransport { request in
             request.url.path.hasSuffix("/limited")
                 ? .response(status: 503, headers: ["Retry-After": "3600"], body: Data())
                 : .response(status: 200, body: Data())
         }
-        guard let base = URL(string: "https://api.example.com") else { return }
+        let base = try #require(URL(string: "https://api.example.com"))
         let outbox = try Outbox<EndpointKinds.Public>(
             directory: directory,
             client: EndpointClient(environment: ServerEnvironment(baseURL: base), transport: stub)
