@@ -5,7 +5,8 @@
 # file in fail/ must fail with the error its first line names (`// expected-error: <extended regex>`). Then it
 # does the same with the modules of real descriptions (Generator/TestData/openapi), for a few of their operations. Then the
 # demo's generated sources are written again through the command plugin (`swift package generate-endpoints`) and
-# must be the committed ones. Last, the fixture's generated code is built and run (Generator/RuntimeChecks).
+# must be the committed ones. Then the fixture's generated code is built and run (Generator/RuntimeChecks), and the
+# reserved-names fixture's (Generator/RuntimeChecks/ReservedNames).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -117,3 +118,17 @@ done < <(find Sources/EndpointKit -name '*.swift' | sort)
 swiftc -swift-version 6 -module-name ShapesRuntime -I "$modules" "$work"/shapes/*.swift \
     Generator/RuntimeChecks/main.swift "${objects[@]}" -o "$work/runtime-checks"
 "$work/runtime-checks"
+
+# Last, every Swift keyword and reserved name in every place a name goes (a model, a member, a parameter, an enum
+# value, an operation, a security scheme; names apart only by case or punctuation): the module generated from
+# the reserved-names fixture must build with no warning and run (Generator/RuntimeChecks/ReservedNames).
+scripts/openapi-generate.sh Generator/Tests/EndpointKitOpenAPITests/Fixtures/reserved-names.yaml "$work/reserved" \
+    >/dev/null
+swiftc -swift-version 6 -module-name ReservedRuntime -I "$modules" "$work"/reserved/*.swift \
+    Generator/RuntimeChecks/ReservedNames/main.swift "${objects[@]}" -o "$work/reserved-checks" 2>"$work/reserved.log" \
+    || { cat "$work/reserved.log" >&2; echo "openapi compile check FAILED: the reserved-names module does not build" >&2; exit 1; }
+if grep -E "warning:" "$work/reserved.log"; then
+    echo "openapi compile check FAILED: the reserved-names module builds with warnings" >&2
+    exit 1
+fi
+"$work/reserved-checks"

@@ -165,11 +165,14 @@ enum KindEmitter {
             out.block("public struct Credentials: Sendable") { out in
                 for part in held { out.line("public var \(SwiftName.escaped(part.name)): \(part.kind.data ?? "")") }
                 out.line()
-                let parameters = held.map { "\(SwiftName.escaped($0.name)): \($0.kind.data ?? "")" }
+                // A parameter named `self` would hide the instance in the body: it gets an internal name.
+                let inside = { (name: String) in name == "self" ? "selfValue" : SwiftName.escaped(name) }
+                let parameters = held.map { part in
+                    let label = SwiftName.escaped(part.name) + (part.name == "self" ? " selfValue" : "")
+                    return "\(label): \(part.kind.data ?? "")"
+                }
                 out.block("public init(\(parameters.joined(separator: ", ")))") { out in
-                    for part in held {
-                        out.line("self.\(SwiftName.escaped(part.name)) = \(SwiftName.escaped(part.name))")
-                    }
+                    for part in held { out.line("self.\(SwiftName.escaped(part.name)) = \(inside(part.name))") }
                 }
             }
             for request in ["URLRequest", "TransportRequest"] {

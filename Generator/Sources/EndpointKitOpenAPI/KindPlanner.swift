@@ -41,6 +41,9 @@ struct KindPlanner {
     static let namespace = "SecurityKinds"
 
     let schemes: [String: OpenAPI.SecurityScheme]
+    /// The Swift type name of each scheme's kind: unique (`api-key` and `api_key` are two kinds), and never a name
+    /// Swift or the generated code reserves (`Self`, `Type`, `Protocol`, `Any` get `Scheme` after them).
+    let typeNames: [String: String]
     /// Whether a bearer or OAuth 2.0 scheme becomes `EndpointKinds.Authenticated` (the overlay's
     /// `bearerTokens: middleware`) rather than `EndpointKinds.Private`.
     let bearerThroughMiddleware: Bool
@@ -52,6 +55,12 @@ struct KindPlanner {
             if let scheme = components[value] { schemes[key.rawValue] = scheme }
         }
         self.schemes = schemes
+        var taken = Set<String>()
+        typeNames = Dictionary(
+            uniqueKeysWithValues: schemes.keys.sorted().map { name in
+                (name, SchemaMapper.unique(SchemaMapper.unreserved(SwiftName.type(name), suffix: "Scheme"), in: &taken))
+            }
+        )
         self.bearerThroughMiddleware = bearerThroughMiddleware
     }
 
@@ -140,7 +149,7 @@ struct KindPlanner {
         case .oauth2, .openIdConnect:
             return .success(bearer)
         case .apiKey(let key, let location):
-            let typeName = SwiftName.type(name)
+            let typeName = typeNames[name] ?? SwiftName.type(name)
             declarations[typeName] = .apiKey(name: typeName, key: key, location: location.rawValue, scheme: name)
             return .success(KindReference(type: "\(Self.namespace).\(typeName)", data: "AccessToken"))
         case .mutualTLS:
@@ -151,14 +160,18 @@ struct KindPlanner {
     /// One scheme's kind, or a kind that needs every scheme in `names` at once.
     private mutating func allOf(_ names: [String]) -> Result<KindReference, GenerationIssue> {
         var parts: [KindDeclaration.Part] = []
+        var taken = Set<String>()
         for name in names {
             switch scheme(name) {
-            case .success(let kind): parts.append(KindDeclaration.Part(name: SwiftName.member(name), kind: kind))
+            case .success(let kind):
+                parts.append(
+                    KindDeclaration.Part(name: SchemaMapper.unique(SwiftName.member(name), in: &taken), kind: kind)
+                )
             case .failure(let issue): return .failure(issue)
             }
         }
         if parts.count == 1 { return .success(parts[0].kind) }
-        let typeName = names.map(SwiftName.type).joined(separator: "And")
+        let typeName = names.map { typeNames[$0] ?? SwiftName.type($0) }.joined(separator: "And")
         declarations[typeName] = .allOf(name: typeName, parts: parts)
         return .success(
             KindReference(type: "\(Self.namespace).\(typeName)", data: "\(Self.namespace).\(typeName).Credentials")

@@ -51,17 +51,23 @@ enum ModelEmitter {
     }
 
     private static func initializer(_ model: ObjectModel, to out: inout SwiftWriter) {
+        // A parameter named `self` would hide the instance in the body: it gets an internal name of its own.
+        var taken = Set(model.properties.map(\.name))
+        let inside = SchemaMapper.unique("selfValue", in: &taken)
         var parameters = model.properties.map { property in
-            let label = SwiftName.escaped(property.name)
+            let label = SwiftName.escaped(property.name) + (property.name == "self" ? " \(inside)" : "")
             return property.isOptional ? "\(label): \(property.type)? = nil" : "\(label): \(property.type)"
         }
-        var names = model.properties.map { SwiftName.escaped($0.name) }
+        var assignments = model.properties.map { property in
+            let name = SwiftName.escaped(property.name)
+            return "self.\(name) = \(property.name == "self" ? inside : name)"
+        }
         if let values = model.additionalValues {
             parameters.append("\(extrasName(model)): [String: \(values)] = [:]")
-            names.append(extrasName(model))
+            assignments.append("self.\(extrasName(model)) = \(extrasName(model))")
         }
         out.block("public init(\(parameters.joined(separator: ", ")))") { out in
-            for name in names { out.line("self.\(name) = \(name)") }
+            for assignment in assignments { out.line(assignment) }
         }
     }
 

@@ -238,8 +238,8 @@ struct SchemaMapper {
     /// `name`, or `name` with `Model` after it when it is the name of a type the generated code or its users
     /// name from EndpointKit, Foundation or the standard library (Box's `AccessToken`, Stripe's `Error`), which
     /// a model of that name would hide.
-    static func unreserved(_ name: String) -> String {
-        reservedTypeNames.contains(name) ? name + "Model" : name
+    static func unreserved(_ name: String, suffix: String = "Model") -> String {
+        reservedTypeNames.contains(name) ? name + suffix : name
     }
 
     private static let reservedTypeNames: Set<String> = [

@@ -367,7 +367,9 @@ extension OutboxRecord {
             // A walk that never reached a case proves nothing about it.
             var cases = ["queued", "sent", "refused", "expired", "unknown", "paused", "resumed", "sent beside a pause"]
             if onRefusal == .stopGroup { cases += ["stopped", "stop rule"] }
-            for name in cases { #expect(seen[name, default: 0] > 0, "seed \(seed), \(onRefusal) never reached \(name)") }
+            for name in cases {
+                #expect(seen[name, default: 0] > 0, "seed \(seed), \(onRefusal) never reached \(name)")
+            }
         }
     }
 }
