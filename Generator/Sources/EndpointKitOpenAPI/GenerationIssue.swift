@@ -11,6 +11,9 @@ public enum GenerationIssue: Error, Equatable, Sendable, CustomStringConvertible
     case overlay(String)
     /// What the generator assumed where the description is silent, said once for the whole module.
     case assumed(String)
+    /// Something the description holds that could not be read as it is, set right or set aside while reading
+    /// (``DescriptionRepair``): the rest of the description is read.
+    case setAside(String)
 
     /// The reason, as the tool prints it.
     public var description: String {
@@ -19,6 +22,7 @@ public enum GenerationIssue: Error, Equatable, Sendable, CustomStringConvertible
         case .unsupported(let reason): "not supported: \(reason)"
         case .overlay(let reason): "overlay: \(reason)"
         case .assumed(let reason): "assumed: \(reason)"
+        case .setAside(let reason): "read: \(reason)"
         }
     }
 }
@@ -35,7 +39,7 @@ public struct GenerationNote: Equatable, Sendable, CustomStringConvertible {
     /// The operation, the reason, and what was left out, as the tool prints it.
     public var description: String {
         switch issue {
-        case .overlay, .assumed: return "\(operation): \(issue)"
+        case .overlay, .assumed, .setAside: return "\(operation): \(issue)"
         case .undecidedKind, .unsupported: break
         }
         return "\(operation): \(issue)" + (operationSkipped ? " (operation not generated)" : " (parameter left out)")

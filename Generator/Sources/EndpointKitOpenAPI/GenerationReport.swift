@@ -23,7 +23,7 @@ public struct GenerationReport: Sendable {
         return order.flatMap { key -> [String] in
             let group = groups[key] ?? []
             let head = group.count == 1 ? key : "\(key): \(group.count) times"
-            let fix = Self.fix(for: group[0].issue).map { ["  fix: \($0)"] } ?? []
+            let fix = Self.fix(for: group[0].issue, skipped: group[0].operationSkipped).map { ["  fix: \($0)"] } ?? []
             let shown = group.prefix(20).map { "  \($0.operation)" }
             let more = group.count > 20 ? ["  … and \(group.count - 20) more"] : []
             return [head] + fix + shown + more
@@ -42,14 +42,16 @@ public struct GenerationReport: Sendable {
         return nil
     }
 
-    private static func fix(for issue: GenerationIssue) -> String? {
+    private static func fix(for issue: GenerationIssue, skipped: Bool) -> String? {
         switch issue {
+        case .unsupported where !skipped:
+            "the rest of the operation is generated; declare an endpoint by hand for what is left out"
         case .undecidedKind:
             "name the operation's kind in the overlay: kinds: { operations: { OPERATION_ID: bearer } }"
         case .unsupported:
             "this version does not generate it: declare the endpoint by hand, or leave it out with --allow-left-out"
         case .overlay: "correct the name in the overlay, or remove the setting"
-        case .assumed: nil
+        case .assumed, .setAside: nil
         }
     }
 }

@@ -9,6 +9,9 @@ import Yams
 public struct OpenAPIDescription: Sendable {
     /// The description, as OpenAPI 3.1.
     public let document: OpenAPIKit.OpenAPI.Document
+    /// What was set right or set aside while reading (``DescriptionRepair``): a bound beyond `Int64`, a 3.0 form
+    /// in a 3.1 description. The generator reports each.
+    public let setAside: [GenerationNote]
 
     /// Reads the description in `url` (YAML or JSON).
     public init(contentsOf url: URL) throws {
@@ -19,29 +22,31 @@ public struct OpenAPIDescription: Sendable {
     public init(text: String) throws {
         let version = try Self.version(of: text)
         if version.hasPrefix("3.0") {
-            self.document = try Self.decode(OpenAPIKit30.OpenAPI.Document.self, from: text).convert(to: .v3_1_1)
+            let (document, notes) = try Self.decode(OpenAPIKit30.OpenAPI.Document.self, from: text, isVersion30: true)
+            (self.document, setAside) = (document.convert(to: .v3_1_1), notes)
         } else if version.hasPrefix("3.1") || version.hasPrefix("3.2") {
-            self.document = try Self.decode(OpenAPIKit.OpenAPI.Document.self, from: text)
+            (document, setAside) = try Self.decode(OpenAPIKit.OpenAPI.Document.self, from: text, isVersion30: false)
         } else {
             throw UnsupportedVersionError(version: version)
         }
     }
 
-    /// Decodes the description, with references into component schemas inlined first when it has any.
+    /// Decodes the description, set right where it can be (``DescriptionRepair``), with references into component
+    /// schemas inlined first when it has any.
     ///
     /// Vendor extensions (`x-…`) are not read: the generator uses none, and OpenAPIKit reads them by decoding
     /// every schema's whole subtree again, which made reading time grow with depth × size (Stripe's: 11 s).
-    private static func decode<Document: Decodable>(_ type: Document.Type, from text: String) throws -> Document {
+    private static func decode<Document: Decodable>(_ type: Document.Type, from text: String, isVersion30: Bool)
+        throws -> (Document, [GenerationNote])
+    {
         let options: [CodingUserInfoKey: any Sendable] = [OpenAPIKit.VendorExtensionsConfiguration.enabledKey: false]
-        guard PointerInlining.isNeeded(in: text) else {
-            return try YAMLDecoder().decode(type, from: text, userInfo: options)
-        }
         // Scalars resolved as YAMLDecoder resolves them (only merge keys), and the parser kept alive while its
         // nodes are read, since they hold its anchors weakly.
         let parser = try Parser(yaml: text, resolver: Resolver.basic.appending(.merge))
         return try withExtendedLifetime(parser) {
-            let root = try parser.singleRoot() ?? ""
-            return try YAMLDecoder().decode(type, from: PointerInlining.inlined(root), userInfo: options)
+            let (root, notes) = DescriptionRepair.repaired(try parser.singleRoot() ?? "", isVersion30: isVersion30)
+            let node = PointerInlining.isNeeded(in: text) ? PointerInlining.inlined(root) : root
+            return (try YAMLDecoder().decode(type, from: node, userInfo: options), notes)
         }
     }
 

@@ -48,7 +48,11 @@ public struct OpenAPIGenerator: Sendable {
                 return out.text
             }
         )
-        return GeneratedModule(files: files, operations: plans.count, notes: planner.notes + modelNotes)
+        return GeneratedModule(
+            files: files,
+            operations: plans.count,
+            notes: description.setAside + planner.notes + modelNotes
+        )
     }
 
     /// A Swift file declaring `callEveryOperation(_ trip: RoundTrip) async`, which calls each operation of

@@ -88,12 +88,21 @@ extension OperationPlanner {
     }
 
     /// The type of the first success response's body: a JSON schema's type, `Data` for other content, and
-    /// `EmptyResponse` when it has none.
-    mutating func response(_ operation: OpenAPI.Operation, name: String) -> String {
+    /// `EmptyResponse` when it has none. Other forms of a JSON answer (`text/event-stream`, XML) are left out, and
+    /// said so.
+    mutating func response(_ operation: OpenAPI.Operation, name: String, label: String) -> String {
         let success = operation.responses.first { status, _ in status.isSuccess }
         guard let (_, value) = success, let response = document.components[value] else { return "EmptyResponse" }
         let contents = response.content.compactMap { key, value in document.components[value].map { (key, $0) } }
         if let (_, content) = contents.first(where: { Self.isJSON($0.0.rawValue) }) {
+            let others = contents.map(\.0.rawValue).filter { !Self.isJSON($0) }.sorted()
+            if !others.isEmpty {
+                let issue = GenerationIssue.unsupported(
+                    "its answer as \(others.joined(separator: ", ")) is left out: the factory reads the JSON form "
+                        + "(declare an endpoint by hand to read the other, e.g. with stream(for:))"
+                )
+                notes.append(GenerationNote(operation: label, issue: issue, operationSkipped: false))
+            }
             return content.schema.map { schemas.type(of: $0, suggested: SwiftName.type(name) + "Response") }
                 ?? SupportFile.jsonValue
         }

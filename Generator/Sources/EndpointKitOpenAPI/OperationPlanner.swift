@@ -8,7 +8,7 @@ struct OperationPlanner {
     let document: OpenAPI.Document
     /// The overlay: read here alone, where every name it uses is checked against the description.
     private(set) var overlay: OverlayReading
-    private(set) var notes: [GenerationNote] = []
+    var notes: [GenerationNote] = []
     /// How many operations were generated public and callable with a token because the description declares no
     /// security.
     private var assumedOptionalToken = 0
@@ -124,7 +124,7 @@ struct OperationPlanner {
         if let argument = body.argument { arguments.append(argument) }
         checkGroup(of: &settings, arguments: arguments, label: label)
         let errors = errorBodies(operation, name: name)
-        let responseType = response(operation, name: name)
+        let responseType = response(operation, name: name, label: label)
         return .success(
             OperationPlan(
                 name: name,
