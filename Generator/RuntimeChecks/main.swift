@@ -140,8 +140,8 @@ func checkValues(_ fetched: Thing) throws {
         "undeclared members are sent back; a declared key among them is left to its property"
     )
     check(
-        ThingStatus(rawValue: "retired") == .retired && ThingStatus.retired.rawValue == "retired"
-            && Set([ThingStatus.active, ThingStatus(rawValue: "active")]).count == 1,
+        Status(rawValue: "retired") == .retired && Status.retired.rawValue == "retired"
+            && Set([Status.active, Status(rawValue: "active")]).count == 1,
         "a listed value and its case are one: by raw value, by equality and by hash"
     )
 }
@@ -170,6 +170,20 @@ func checkSent(_ sent: [TransportRequest]) throws {
     check(
         body?["created_at"] as? String == "2026-11-27T10:00:00Z" && body?["id"] as? Int == 42,
         "a JSON body is encoded with the description's keys and RFC 3339 dates"
+    )
+}
+
+/// A path parameter that is an integer or a string: its value's text, in the path and in the query.
+func scalarUnions() async throws {
+    let recorder = Recorder([(204, ""), (204, "")])
+    let client = EndpointClient(environment: apiEnvironment, transport: recorder)
+    _ = try await client.response(for: .getWorkflow(workflowId: .int(7)))
+    _ = try await client.response(for: .getWorkflow(workflowId: .string("ci.yml"), ref: .string("main")))
+    let sent = await recorder.sent
+    check(sent[0].url.path.hasSuffix("/workflows/7"), "an integer-or-string path parameter sends the integer's text")
+    check(
+        sent[1].url.path.hasSuffix("/workflows/ci.yml") && sent[1].url.query == "ref=main",
+        "… and the string's, in the path and in the query"
     )
 }
 
@@ -379,6 +393,7 @@ try dates()
 try await requestsAndModels()
 try await loaderAndOutbox()
 try await documentedErrors()
+try await scalarUnions()
 try await queriesAndPages()
 try await redaction()
 print("openapi runtime checks: all passed")

@@ -95,7 +95,30 @@ enum ModelEmitter {
         }
     }
 
+    /// The Swift types a union of which is written as text: in a path, as a query item.
+    static let scalarTypes: Set<String> = ["String", "Int", "Int32", "Int64", "Double", "Float", "Bool"]
+
+    /// A union of scalars (GitHub's `workflow_id`: an integer or a string) is its value's text in a path or a query.
+    private static func scalarText(_ model: UnionModel, to out: inout SwiftWriter) {
+        out.line()
+        out.block("extension \(model.name): CustomStringConvertible, QueryValue") { out in
+            out.line("/// The value's text, as a path segment or a query item sends it.")
+            out.block("public var description: String") { out in
+                out.switchBlock("self") { out in
+                    for alternative in model.alternatives {
+                        out.line("case .\(SwiftName.escaped(alternative.caseName))(let value): \"\\(value)\"")
+                    }
+                }
+            }
+            out.line("/// The value's text, one query item.")
+            out.line("public var queryValues: [String] { [description] }")
+        }
+    }
+
     private static func union(_ model: UnionModel, to out: inout SwiftWriter) {
+        defer {
+            if model.alternatives.allSatisfy({ scalarTypes.contains($0.type) }) { scalarText(model, to: &out) }
+        }
         if !out.documentation(model.documentation) {
             out.line(
                 "/// One of several shapes: decoded as the first that decodes"

@@ -21,7 +21,10 @@ public struct OpenAPIGenerator: Sendable {
     /// The module's files, and what was left out.
     public func generate(from description: OpenAPIDescription) -> GeneratedModule {
         var planner = OperationPlanner(document: description.document, overlay: overlay)
-        let plans = planner.plans()
+        let planned = planner.plans()
+        // Models several uses share are named by what the uses share, once every use is known.
+        let rename = TypeRenaming(names: planner.schemas.sharedNames())
+        let plans = planned.map { rename($0) }
         var files: [GeneratedModule.File] = [
             GeneratedModule.File(name: SupportFile.fileName, text: SupportFile.header + SupportFile.text)
         ]
@@ -38,7 +41,9 @@ public struct OpenAPIGenerator: Sendable {
         )
         let schemas = planner.schemas
         let (declarations, modelNotes) = planner.overlay.applyingModelSettings(
-            to: RecursionCheck.markingReferences(schemas.order.compactMap { schemas.declarations[$0] })
+            to: RecursionCheck.markingReferences(
+                schemas.order.compactMap { schemas.declarations[$0] }.map { rename($0) }
+            )
         )
         files += chunked(
             "Models",
@@ -59,8 +64,9 @@ public struct OpenAPIGenerator: Sendable {
     /// `description` once with sample arguments; the caller declares `RoundTrip` (see `Generator/RoundTrip`).
     public func roundTripCalls(for description: OpenAPIDescription) -> String {
         var planner = OperationPlanner(document: description.document, overlay: overlay)
-        let plans = planner.plans()
-        return RoundTripEmitter.text(plans, kinds: planner.kinds.declarations)
+        let planned = planner.plans()
+        let rename = TypeRenaming(names: planner.schemas.sharedNames())
+        return RoundTripEmitter.text(planned.map { rename($0) }, kinds: planner.kinds.declarations)
     }
 
     private func header(_ out: inout SwiftWriter, networking: Bool) {

@@ -30,7 +30,9 @@ extension OperationPlanner {
         var argumentPlace = place
         // A list of text in an exploded query repeats its name; in `deepObject` style it is indexed like an object.
         let repeatedList = place == .query && context.style != .deepObject && context.explode && isScalarList(type)
-        if !isScalar(type) && !repeatedList {
+        // A union of scalars is sent as its value's text in a path or a query.
+        let scalarUnion = (place == .path || place == .query) && isScalarUnion(type)
+        if !isScalar(type) && !repeatedList && !scalarUnion {
             guard place == .query, context.style == .deepObject else {
                 return .failure(
                     .unsupported("\(parameter.location.rawValue) parameter \"\(parameter.name)\" of type \(type)")
@@ -139,6 +141,12 @@ extension OperationPlanner {
         case .alias(_, let target, _): return target != type && isScalar(target)
         default: return false
         }
+    }
+
+    /// Whether `type` is a generated union of numbers, text and truth values (an integer or a string).
+    private func isScalarUnion(_ type: String) -> Bool {
+        guard case .union(let model) = schemas.declarations[type] else { return false }
+        return model.alternatives.allSatisfy { ModelEmitter.scalarTypes.contains($0.type) }
     }
 
     private func isScalarList(_ type: String) -> Bool {

@@ -16,6 +16,9 @@ struct SchemaMapper {
     private var pointerDepth = 0
     /// The name of each model by its shape, so that an inline shape met again is not declared again.
     private var shapes: [ModelDeclaration: String] = [:]
+    /// The names suggested for each model declared from an inline schema, one per use: what its uses share names
+    /// it (``sharedNames()``).
+    private var uses: [String: [String]] = [:]
     /// The Swift type name of each component schema.
     private let componentNames: [String: String]
 
@@ -205,12 +208,37 @@ struct SchemaMapper {
             if order.last == chosen { order.removeLast() } else { order.removeAll { $0 == chosen } }
             reserved.remove(chosen)
             taken.remove(chosen)
+            uses[existing]?.append(name)
             return existing
         }
         // A component's shape is kept too, so that an inline schema of the same shape is declared as it.
         if shapes[declaration.shape] == nil { shapes[declaration.shape] = chosen }
+        if !exact { uses[chosen] = [name] }
         record(declaration)
         return chosen
+    }
+
+    /// New names for models declared from inline schemas that several uses share: the words their suggested names
+    /// end with in common (`SearchReposOrder` and `EnterpriseAdminGetAuditLogOrder` share `Order`), when no other
+    /// model has that name; in the description's order, so the same description names them the same way.
+    func sharedNames() -> [String: String] {
+        var renames: [String: String] = [:]
+        var names = Set(declarations.keys).union(taken)
+        for name in order {
+            guard let suggested = uses[name], Set(suggested).count > 1 else { continue }
+            let words = suggested.map(SwiftName.words)
+            var common: [String] = []
+            while let last = words[0].dropLast(common.count).last,
+                words.allSatisfy({ $0.count > common.count && $0[$0.count - common.count - 1] == last })
+            {
+                common.insert(last, at: 0)
+            }
+            let shared = Self.unreserved(SwiftName.type(common.joined(separator: " ")))
+            guard !common.isEmpty, shared != name, !names.contains(shared) else { continue }
+            names.insert(shared)
+            renames[name] = shared
+        }
+        return renames
     }
 
     private mutating func reserve(_ name: String) {
