@@ -17,15 +17,16 @@ enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         .map { Array($0.utf8) }
 
-    /// `Sun, 06 Nov 1994 08:49:37 GMT`: 29 bytes, fixed places.
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`: 29 bytes, fixed places; compared in place, with no copy (every stored
+    /// response's `Date` is read on the call's path).
     private static func parseFixdate(_ bytes: [UInt8]) -> Date? {
-        guard bytes.count == 29, dayNames.contains(Array(bytes[0..<3])), bytes[3] == UInt8(ascii: ","),
-            bytes[4] == 0x20, bytes[7] == 0x20, bytes[11] == 0x20, bytes[16] == 0x20,
-            Array(bytes[25...]) == Array(" GMT".utf8),
+        guard bytes.count == 29, dayNames.contains(where: { $0.elementsEqual(bytes[0..<3]) }),
+            bytes[3] == UInt8(ascii: ","), bytes[4] == 0x20, bytes[7] == 0x20, bytes[11] == 0x20, bytes[16] == 0x20,
+            bytes[25...].elementsEqual(" GMT".utf8),
             let day = number(bytes, 5..<7), let year = number(bytes, 12..<16),
-            let monthIndex = months.firstIndex(of: Array(bytes[8..<11]))
+            let monthIndex = months.firstIndex(where: { $0.elementsEqual(bytes[8..<11]) })
         else { return nil }
-        return date(year: year, month: monthIndex + 1, day: day, time: bytes[17..<25])
+        return date(year: year, month: monthIndex + 1, day: day, time: bytes, at: 17)
     }
 
     /// `Sunday, 06-Nov-94 08:49:37 GMT`: a whole day name, dashes, a two-digit year.
@@ -43,7 +44,7 @@ enum HTTPDate {
         let thisYear = Calendar(identifier: .gregorian).component(.year, from: Date())
         var year = thisYear - thisYear % 100 + shortYear
         if year > thisYear + 50 { year -= 100 }
-        return date(year: year, month: monthIndex + 1, day: day, time: rest[11..<19])
+        return date(year: year, month: monthIndex + 1, day: day, time: rest, at: 11)
     }
 
     /// `Sun Nov  6 08:49:37 1994`: the day of the month padded with a space, the year last.
@@ -54,7 +55,7 @@ enum HTTPDate {
         else { return nil }
         let day = bytes[8] == 0x20 ? number(bytes, 9..<10) : number(bytes, 8..<10)
         guard let day else { return nil }
-        return date(year: year, month: monthIndex + 1, day: day, time: bytes[11..<19])
+        return date(year: year, month: monthIndex + 1, day: day, time: bytes, at: 11)
     }
 
     private static let dayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map { Array($0.utf8) }
@@ -71,11 +72,11 @@ enum HTTPDate {
         return result
     }
 
-    /// The date of a day and an `HH:MM:SS` time (8 bytes), or `nil` when either is out of range.
-    private static func date(year: Int, month: Int, day: Int, time: ArraySlice<UInt8>) -> Date? {
-        let time = Array(time)
-        guard time.count == 8, time[2] == UInt8(ascii: ":"), time[5] == UInt8(ascii: ":"),
-            let hour = number(time, 0..<2), let minute = number(time, 3..<5), let second = number(time, 6..<8),
+    /// The date of a day and the `HH:MM:SS` time at `start` of `bytes`, or `nil` when either is out of range.
+    private static func date(year: Int, month: Int, day: Int, time bytes: [UInt8], at start: Int) -> Date? {
+        guard bytes.count >= start + 8, bytes[start + 2] == UInt8(ascii: ":"), bytes[start + 5] == UInt8(ascii: ":"),
+            let hour = number(bytes, start..<start + 2), let minute = number(bytes, start + 3..<start + 5),
+            let second = number(bytes, start + 6..<start + 8),
             (1...31).contains(day), hour < 24, minute < 60, second <= 60
         else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
