@@ -82,12 +82,20 @@ enum CacheRules {
         return min(Double(first) ?? .infinity, 2_147_483_648)
     }
 
-    /// Fields a cache does not store (§3.1): `Connection`, the fields it names, and those HTTP defines for one
-    /// connection alone (RFC 9110 §7.6.1: `Keep-Alive`, `Proxy-Connection`, `TE`, `Upgrade`).
-    static func connectionFields(_ headers: HTTPHeaders) -> Set<HTTPHeaders.Name> {
-        let named = headers.values(for: "connection").flatMap { $0.split(separator: ",") }
-            .map { HTTPHeaders.Name($0.trimmingSpaces) }
-        return Set(named).union(["connection", "keep-alive", "proxy-connection", "te", "upgrade"])
+    /// Fields HTTP defines for one connection alone (RFC 9110 §7.6.1), besides those `Connection` names.
+    static let connectionOnly: Set<HTTPHeaders.Name> = [
+        "connection", "keep-alive", "proxy-connection", "te", "upgrade",
+    ]
+
+    /// Removes what a cache does not store (§3.1): `Connection`, the fields it names, and those HTTP defines for one
+    /// connection alone. On every stored response: one pass when none is present, no set built.
+    static func removeConnectionFields(from headers: inout HTTPHeaders) {
+        guard headers.contains(where: { connectionOnly.contains($0.name) }) else { return }
+        var named: [HTTPHeaders.Name] = []
+        for field in headers where field.name == "connection" {
+            for part in field.value.split(separator: ",") { named.append(HTTPHeaders.Name(part.trimmingSpaces)) }
+        }
+        headers.removeAll { connectionOnly.contains($0) || named.contains($0) }
     }
 
     /// A stored response judged at one moment.

@@ -106,7 +106,7 @@ public final class HTTPCache: Sendable {
         else { return }
         var headers = response.headers
         headers.remove(.setCookie)
-        for name in CacheRules.connectionFields(response.headers) { headers.remove(name) }
+        CacheRules.removeConnectionFields(from: &headers)
         let entry = Entry(
             statusCode: response.statusCode,
             headers: headers,
@@ -136,11 +136,11 @@ public final class HTTPCache: Sendable {
             target = selected
         }
         guard var entry = target else { return nil }
-        let connection = CacheRules.connectionFields(notModified.headers)
-        for name in Set(notModified.headers.map(\.name))
-        where !CacheRules.keptOn304.contains(name) && !connection.contains(name) {
+        var merged = notModified.headers
+        CacheRules.removeConnectionFields(from: &merged)
+        for name in Set(merged.map(\.name)) where !CacheRules.keptOn304.contains(name) {
             entry.headers.remove(name)
-            for value in notModified.headers.values(for: name) { entry.headers.add(value, for: name) }
+            for value in merged.values(for: name) { entry.headers.add(value, for: name) }
         }
         entry.requestDate = requestDate
         entry.responseDate = now()

@@ -80,6 +80,13 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
         isChecked = wasChecked
     }
 
+    /// Removes every field `isRemoved` names, in one pass.
+    mutating func removeAll(where isRemoved: (Name) -> Bool) {
+        let wasChecked = isChecked
+        fields.removeAll(where: { isRemoved($0.name) })
+        isChecked = wasChecked
+    }
+
     /// Whether a field named `name` is present.
     public func contains(_ name: Name) -> Bool {
         fields.contains(where: { $0.name == name })
