@@ -284,7 +284,7 @@ struct OutboxState: Sendable {
     /// Whether a failed try may still have been applied: the request may have left and no answer came
     /// (``EndpointError/mayHaveBeenSent``: not for a refused connection, a host with no address, no network, a
     /// failed TLS handshake or request data that could not be had), or the server failed while handling it.
-    static func mayHaveReachedServer(_ error: EndpointError) -> Bool {
+    private static func mayHaveReachedServer(_ error: EndpointError) -> Bool {
         guard let status = error.statusCode else { return error.mayHaveBeenSent }
         return status >= 500 || status == 409
     }
