@@ -119,24 +119,27 @@ struct OutboxIntegrationTests {
         let loader = OutboxFixture.loader()
         let note = OutboxNote(id: "n1", text: "held")
 
-        // The server applies the first try, then holds its answer 6 s: past the deadline, so the answer is lost,
-        // and every try meanwhile gets 409 "in progress".
+        // The server applies the first try and holds its answer until the test releases it: past the deadline, so
+        // the answer is lost, and every try meanwhile gets 409 "in progress". The release waits for the first 409.
         try loader.update(
             note,
-            sending: fixture.save(note, query: [URLQueryItem(name: "delay-ms", value: "6000")]),
+            sending: fixture.save(note, query: [URLQueryItem(name: "hold", value: "1")]),
             through: outbox
         )
+        struct Count: Decodable { var count: Int }
+        let counters = EndpointClient(environment: ServerEnvironment(baseURL: server))
+        let conflicts = try await counters.response(
+            for: Endpoint<EndpointKinds.Public, Count>(path: "await/idem-409/\(fixture.key)")
+        )
+        _ = try await counters.response(for: Endpoint<EndpointKinds.Public, Data>(path: "release/\(fixture.key)"))
         var seen: [String] = []
         for await change in changes {
             seen.append("\(change)".components(separatedBy: " ")[0])
             if case .sent = change { break }
         }
 
+        #expect(conflicts.count >= 1, "the server answered 409 in progress before the release: \(seen)")
         #expect(!seen.contains("refused"), "\(seen)")
-        struct Count: Decodable { var count: Int }
-        let conflicts = try await EndpointClient(environment: ServerEnvironment(baseURL: server))
-            .response(for: Endpoint<EndpointKinds.Public, Count>(path: "count/idem-409/\(fixture.key)"))
-        #expect(conflicts.count >= 1, "the server answered 409 in progress: \(seen)")
         #expect(try await fixture.applied(at: server)["n1"] == ["held"])
         let state = try #require(await loader.states(forID: "n1").first { !$0.isWritePending })
         #expect(state.value == note)

@@ -118,19 +118,23 @@ struct OutboxTests {
         let loader = Self.loader()
         let note = Note(id: "n1", text: "held")
 
-        // Applied, then its answer held 6 s: past the deadline, so lost; every try meanwhile gets 409.
-        try loader.update(note, sending: save(note, [URLQueryItem(name: "delay-ms", value: "6000")]), through: outbox)
+        // Applied, then its answer held until the test releases it, which it does after the first 409: past the
+        // deadline, so the answer is lost, and every try meanwhile gets 409.
+        try loader.update(note, sending: save(note, [URLQueryItem(name: "hold", value: "1")]), through: outbox)
+        struct Count: Decodable { var count: Int }
+        let counters = EndpointClient(environment: ServerEnvironment(baseURL: server))
+        let conflicts = try await counters.response(
+            for: Endpoint<EndpointKinds.Public, Count>(path: "await/idem-409/\(key)")
+        )
+        _ = try await counters.response(for: Endpoint<EndpointKinds.Public, Data>(path: "release/\(key)"))
         var seen: [String] = []
         for await change in changes {
             seen.append("\(change)".components(separatedBy: " ")[0])
             if case .sent = change { break }
         }
 
+        #expect(conflicts.count >= 1, "the server answered 409 in progress before the release: \(seen)")
         #expect(!seen.contains("refused"), "\(seen)")
-        struct Count: Decodable { var count: Int }
-        let conflicts = try await EndpointClient(environment: ServerEnvironment(baseURL: server))
-            .response(for: Endpoint<EndpointKinds.Public, Count>(path: "count/idem-409/\(key)"))
-        #expect(conflicts.count >= 1, "the server answered 409 in progress: \(seen)")
         #expect(try await applied(server)["n1"] == ["held"])
         let state = try #require(await loader.states(forID: "n1").first { !$0.isWritePending })
         #expect(state.value == note)
