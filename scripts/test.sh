@@ -17,7 +17,8 @@
 #      build folder of step 2, so SwiftNIO is not built again
 #   7. the unit suites again under Thread Sanitizer (a build of their own in .build-tsan, default traits, made
 #      beside step 5); beside step 5 too, the round trip of the endpoints generated from Linode's and Box's
-#      descriptions against fixture servers made from them (scripts/openapi-roundtrip.sh)
+#      descriptions against fixture servers made from them (scripts/openapi-roundtrip.sh), then the committed slice
+#      of the 100-description sample (scripts/openapi-sample.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -113,11 +114,15 @@ if [ $# -eq 0 ]; then
     # So does the generated endpoints' round trip: every operation of Linode's and Box's descriptions against a
     # fixture server made from each (seed 1). It reads step 2's build without building (the gate builds in its
     # folder), and is awaited before the install check builds there.
-    echo "== the generated endpoints' round trip (Linode, Box), beside the cost gate"
+    # Then the committed slice of the 100-description sample: each generates every operation and builds with no
+    # warning (scripts/openapi-sample.py; Generator/TestData/openapi-sample/README.md).
+    echo "== the generated endpoints' round trip (Linode, Box) and the sample's slice, beside the cost gate"
     bin=$(swift build --enable-all-traits --show-bin-path)
     {
         ENDPOINTKIT_BIN=$bin scripts/openapi-roundtrip.sh Generator/TestData/openapi/linode-4.5.0.yaml.gz 1 \
-            && ENDPOINTKIT_BIN=$bin scripts/openapi-roundtrip.sh Generator/TestData/openapi/box-2.0.yaml.gz 1
+            && ENDPOINTKIT_BIN=$bin scripts/openapi-roundtrip.sh Generator/TestData/openapi/box-2.0.yaml.gz 1 \
+            && ENDPOINTKIT_BIN=$bin python3 scripts/openapi-sample.py run Generator/TestData/openapi-sample \
+                Generator/TestData/openapi-sample.txt --present-only --jobs 1
     } >"$state/round-trip.log" 2>&1 &
     round_trip=$!
 

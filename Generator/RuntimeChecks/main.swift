@@ -175,7 +175,7 @@ func checkSent(_ sent: [TransportRequest]) throws {
 
 /// A path parameter that is an integer or a string: its value's text, in the path and in the query.
 func scalarUnions() async throws {
-    let recorder = Recorder([(204, ""), (204, "")])
+    let recorder = Recorder([(204, ""), (204, ""), (204, "")])
     let client = EndpointClient(environment: apiEnvironment, transport: recorder)
     _ = try await client.response(for: .getWorkflow(workflowId: .int(7)))
     _ = try await client.response(for: .getWorkflow(workflowId: .string("ci.yml"), ref: .string("main")))
@@ -184,6 +184,13 @@ func scalarUnions() async throws {
     check(
         sent[1].url.path.hasSuffix("/workflows/ci.yml") && sent[1].url.query == "ref=main",
         "… and the string's, in the path and in the query"
+    )
+    _ = try await client.response(
+        for: .getWorkflow(workflowId: .int(8), fields: .stringList(["a", "b c"]), has: .list([.patch, .unknown("x")]))
+    )
+    check(
+        await recorder.sent[2].url.query == "fields=a&fields=b%20c&has=patch&has=x",
+        "a string-or-list query parameter sends one item per element of a list, of strings or of an enum's values"
     )
 }
 

@@ -86,24 +86,19 @@ enum EndpointEmitter {
             statuses.contains("default") ? "" : ", statuses: [\(statuses.map { "\"\($0)\"" }.joined(separator: ", "))]"
         let reading =
             types.count == 1
-            ? "`error.documentedBody(as: \(plan.errors[0].type).self\(only))`" : "`\(errorTypeName(plan))(error)`"
+            ? "`error.documentedBody(as: \(plan.errors[0].type).self\(only))`" : "`\(plan.errorTypeName ?? "")(error)`"
         out.line("/// Documented errors: \(listed); read one from the `EndpointError` with \(reading).")
-    }
-
-    /// The enum of an operation's error bodies, written when they are of more than one type.
-    static func errorTypeName(_ plan: OperationPlan) -> String {
-        SwiftName.type(plan.name) + "Error"
     }
 
     /// An enum with a case per documented error body, decoded from an `EndpointError` by its status.
     static func writeErrorType(_ plan: OperationPlan, to out: inout SwiftWriter) {
-        guard Set(plan.errors.map(\.type)).count > 1 else { return }
+        guard let typeName = plan.errorTypeName else { return }
         let cases = plan.errors.map { error -> (name: String, status: String, type: String) in
             let name = error.status == "default" ? "other" : "status" + error.status
             return (name, error.status, error.type)
         }
         out.line("/// The error bodies `\(plan.label)` documents, by status.")
-        out.block("public enum \(errorTypeName(plan)): Sendable") { out in
+        out.block("public enum \(typeName): Sendable") { out in
             for item in cases { out.line("case \(item.name)(\(item.type))") }
             out.line()
             out.line(

@@ -95,5 +95,8 @@ struct UnionModel: Hashable, Sendable {
     /// The JSON key of the discriminator property, when the schema has one.
     var discriminatorKey: String?
     var documentation: String?
+    /// Whether every alternative is text, a number, a truth value, a string enum or a list of them, so that a value
+    /// is sent as query items (GitHub's `fields`: a string or a list of strings).
+    var isQueryText = false
 }
 #endif

@@ -115,9 +115,29 @@ enum ModelEmitter {
         }
     }
 
+    /// A union of text and lists of text (GitHub's `fields`) is one query item, or one per element of a list.
+    private static func queryItems(_ model: UnionModel, to out: inout SwiftWriter) {
+        out.line()
+        out.block("extension \(model.name): QueryValue") { out in
+            out.line("/// One query item for a single value, one per element for a list.")
+            out.block("public var queryValues: [String]") { out in
+                out.switchBlock("self") { out in
+                    for alternative in model.alternatives {
+                        let text = alternative.type.hasPrefix("[") ? "value.map { \"\\($0)\" }" : "[\"\\(value)\"]"
+                        out.line("case .\(SwiftName.escaped(alternative.caseName))(let value): \(text)")
+                    }
+                }
+            }
+        }
+    }
+
     private static func union(_ model: UnionModel, to out: inout SwiftWriter) {
         defer {
-            if model.alternatives.allSatisfy({ scalarTypes.contains($0.type) }) { scalarText(model, to: &out) }
+            if model.alternatives.allSatisfy({ scalarTypes.contains($0.type) }) {
+                scalarText(model, to: &out)
+            } else if model.isQueryText {
+                queryItems(model, to: &out)
+            }
         }
         if !out.documentation(model.documentation) {
             out.line(

@@ -51,6 +51,9 @@ struct OperationPlan: Equatable, Sendable {
     /// The error bodies the operation documents, by status (`404`, `4XX`, `default`), in the description's
     /// order: JSON responses outside 2xx.
     var errors: [ErrorBody] = []
+    /// The name of the enum of the error bodies, when they are of more than one type: `<Operation>Error`, or that
+    /// with a number when a model has the name already (AWS's `BatchDeleteImportDataError`).
+    var errorTypeName: String?
 
     /// The overlay's name and options for this operation, if it names it.
     var settings: Overlay.OperationSettings?

@@ -32,7 +32,10 @@ extension OperationPlanner {
         let repeatedList = place == .query && context.style != .deepObject && context.explode && isScalarList(type)
         // A union of scalars is sent as its value's text in a path or a query.
         let scalarUnion = (place == .path || place == .query) && isScalarUnion(type)
-        if !isScalar(type) && !repeatedList && !scalarUnion {
+        // A union with lists of text among its alternatives (a string or a list of strings) is sent as one item, or
+        // one per element, in an exploded query.
+        let listUnion = place == .query && context.style != .deepObject && context.explode && isQueryTextUnion(type)
+        if !isScalar(type) && !repeatedList && !scalarUnion && !listUnion {
             guard place == .query, context.style == .deepObject else {
                 return .failure(
                     .unsupported("\(parameter.location.rawValue) parameter \"\(parameter.name)\" of type \(type)")
@@ -147,6 +150,12 @@ extension OperationPlanner {
     private func isScalarUnion(_ type: String) -> Bool {
         guard case .union(let model) = schemas.declarations[type] else { return false }
         return model.alternatives.allSatisfy { ModelEmitter.scalarTypes.contains($0.type) }
+    }
+
+    /// Whether `type` is a generated union whose alternatives are text or lists of text.
+    private func isQueryTextUnion(_ type: String) -> Bool {
+        guard case .union(let model) = schemas.declarations[type] else { return false }
+        return model.isQueryText
     }
 
     private func isScalarList(_ type: String) -> Bool {

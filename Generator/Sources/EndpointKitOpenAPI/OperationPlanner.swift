@@ -46,8 +46,10 @@ struct OperationPlanner {
         notes += overlay.unmatched()
         if assumedOptionalToken > 0 {
             let issue = GenerationIssue.assumed(
-                "the description declares no security: \(assumedOptionalToken) operations are public and callable "
-                    + "with a bearer token too; kinds: { every: bearer } in the overlay makes the token required"
+                "the description declares no security: "
+                    + (assumedOptionalToken == 1 ? "1 operation is" : "\(assumedOptionalToken) operations are")
+                    + " public and callable with a bearer token too; kinds: { every: bearer } in the overlay makes the "
+                    + "token required"
             )
             notes.append(GenerationNote(operation: "security", issue: issue, operationSkipped: false))
         }
@@ -124,6 +126,7 @@ struct OperationPlanner {
         if let argument = body.argument { arguments.append(argument) }
         checkGroup(of: &settings, arguments: arguments, label: label)
         let errors = errorBodies(operation, name: name)
+        let errorTypeName = Set(errors.map(\.type)).count > 1 ? schemas.claim(SwiftName.type(name) + "Error") : nil
         let responseType = response(operation, name: name, label: label)
         return .success(
             OperationPlan(
@@ -139,6 +142,7 @@ struct OperationPlanner {
                 summary: operation.summary ?? operation.description,
                 isDeprecated: operation.deprecated,
                 errors: errors,
+                errorTypeName: errorTypeName,
                 settings: settings,
                 paging: paging(operation, response: responseType, arguments: arguments)
             )

@@ -67,6 +67,8 @@ extension SchemaMapper {
             var caseName = Self.caseName(forType: type)
             if type.hasPrefix(name + "Case") {
                 if case .object = declarations[type] { caseName = "object" } else { caseName = "value" }
+            } else if type.hasPrefix("[" + name + "Case") {
+                caseName = "list"
             }
             cases.append(
                 UnionModel.Alternative(
@@ -81,9 +83,19 @@ extension SchemaMapper {
                 name: name,
                 alternatives: cases,
                 discriminatorKey: discriminator?.propertyName,
-                documentation: schema.description
+                documentation: schema.description,
+                isQueryText: cases.allSatisfy { isQueryText($0.type) }
             )
         )
+    }
+
+    /// Whether a value of `type` is sent as query items of text: a scalar, a string enum, or a list of them.
+    private func isQueryText(_ type: String) -> Bool {
+        if type.hasPrefix("["), type.hasSuffix("]"), !type.contains(":") {
+            return isQueryText(String(type.dropFirst().dropLast()))
+        }
+        if case .stringEnum = declarations[type] { return true }
+        return ModelEmitter.scalarTypes.contains(type)
     }
 
     /// A case name read from a type: `Customer` → `customer`, `[Item]` → `itemList`, `[String: Int]` → `intMap`.

@@ -252,6 +252,12 @@ struct SchemaMapper {
         declarations[declaration.name] = declaration
     }
 
+    /// Takes a type name for a declaration of the generated code's own (an operation's error enum): `name`, or with a
+    /// number when a model or another declaration has it.
+    mutating func claim(_ name: String) -> String {
+        Self.unique(Self.unreserved(name), in: &taken)
+    }
+
     static func unique(_ name: String, in taken: inout Set<String>) -> String {
         var candidate = name
         var number = 2

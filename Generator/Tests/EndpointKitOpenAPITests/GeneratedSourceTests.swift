@@ -98,6 +98,16 @@ extension GeneratedSourceTests {
         #expect(endpoints.contains("default: throw DocumentedErrorMissing(statusCode: error.statusCode)"))
     }
 
+    @Test("An operation's error enum takes another name when a model has its name (AWS's BatchDeleteImportDataError)")
+    func errorEnumBesideModel() throws {
+        let module = OpenAPIGenerator().generate(from: try Fixtures.description("error-names.yaml"))
+        let text = module.files.map(\.text).joined()
+        #expect(text.contains("public struct BatchDeleteImportDataError: Codable, Sendable"))
+        #expect(text.contains("public enum BatchDeleteImportDataError2: Sendable"))
+        #expect(text.contains("read one from the `EndpointError` with `BatchDeleteImportDataError2(error)`"))
+        #expect(text.components(separatedBy: " BatchDeleteImportDataError:").count == 2, "declared once")
+    }
+
     @Test("Next-page rules from the description: Stripe's has_more, numbered pages (through a pointer), a Link header")
     func paging() throws {
         let endpoints = try #require(try module("security-shapes.yaml")["Endpoints.swift"])
