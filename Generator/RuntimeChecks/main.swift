@@ -175,7 +175,7 @@ func checkSent(_ sent: [TransportRequest]) throws {
 
 /// A path parameter that is an integer or a string: its value's text, in the path and in the query.
 func scalarUnions() async throws {
-    let recorder = Recorder([(204, ""), (204, ""), (204, "")])
+    let recorder = Recorder([(204, ""), (204, ""), (204, ""), (204, "")])
     let client = EndpointClient(environment: apiEnvironment, transport: recorder)
     _ = try await client.response(for: .getWorkflow(workflowId: .int(7)))
     _ = try await client.response(for: .getWorkflow(workflowId: .string("ci.yml"), ref: .string("main")))
@@ -191,6 +191,12 @@ func scalarUnions() async throws {
     check(
         await recorder.sent[2].url.query == "fields=a&fields=b%20c&has=patch&has=x",
         "a string-or-list query parameter sends one item per element of a list, of strings or of an enum's values"
+    )
+    _ = try await client.response(for: .getWorkflow(workflowId: .int(9), ids: [1, 2, 3]))
+    let joined = await recorder.sent[3].url.query ?? ""
+    check(
+        joined == "ids=1%2C2%2C3",
+        "a list in a query that is not exploded is one item, its values joined by (percent-encoded) commas: \(joined)"
     )
 }
 

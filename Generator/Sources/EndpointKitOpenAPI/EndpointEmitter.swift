@@ -129,7 +129,7 @@ enum EndpointEmitter {
     }
 
     private static func body(_ plan: OperationPlan, to out: inout SwiftWriter) {
-        let query = plan.arguments.filter { $0.place == .query }
+        let query = plan.arguments.filter { $0.place == .query || $0.place == .joinedQuery }
         let headers = plan.arguments.filter { $0.place == .header || $0.place == .cookie }
         if !headers.isEmpty {
             out.line("var headers = HTTPHeaders()")
@@ -157,7 +157,13 @@ enum EndpointEmitter {
         }
         var arguments = [method(plan.method), pathExpression(plan)]
         if !query.isEmpty {
-            let items = query.map { "\(SwiftName.literal($0.key)): \(SwiftName.escaped($0.name))" }
+            let items = query.map { argument in
+                let name = SwiftName.escaped(argument.name)
+                let value =
+                    argument.place == .joinedQuery
+                    ? "\(name)\(argument.isOptional ? "?" : "").queryValues.joined(separator: \",\")" : name
+                return "\(SwiftName.literal(argument.key)): \(value)"
+            }
             arguments.append("query: [\(items.joined(separator: ", "))]")
         }
         if !deep.isEmpty { arguments.append("queryItems: " + deep.joined(separator: " + ")) }

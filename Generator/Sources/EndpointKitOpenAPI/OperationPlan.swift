@@ -8,6 +8,8 @@ struct OperationPlan: Equatable, Sendable {
             case query
             /// An object sent in the query as `name[key]=value` (OpenAPI's `deepObject` style).
             case deepQuery
+            /// A list sent as one query item, its values joined by commas (`form` style with `explode: false`).
+            case joinedQuery
             case header
             case cookie
             case body

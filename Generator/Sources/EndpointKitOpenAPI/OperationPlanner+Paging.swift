@@ -12,7 +12,7 @@ extension OperationPlanner {
     ) -> OperationPlan.Paging? {
         if declaresLinkHeader(operation) { return .link }
         guard case .object(let list) = schemas.declarations[type] else { return nil }
-        let query = Set(arguments.filter { $0.place == .query || $0.place == .deepQuery }.map(\.key))
+        let query = Set(arguments.filter { [.query, .deepQuery, .joinedQuery].contains($0.place) }.map(\.key))
         func property(_ key: String, type: String? = nil) -> ObjectModel.Property? {
             list.properties.first { $0.key == key && (type == nil || $0.type == type) }
         }

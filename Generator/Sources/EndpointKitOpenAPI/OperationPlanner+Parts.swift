@@ -35,7 +35,10 @@ extension OperationPlanner {
         // A union with lists of text among its alternatives (a string or a list of strings) is sent as one item, or
         // one per element, in an exploded query.
         let listUnion = place == .query && context.style != .deepObject && context.explode && isQueryTextUnion(type)
-        if !isScalar(type) && !repeatedList && !scalarUnion && !listUnion {
+        // A list of text in a query that is not exploded is one item, its values joined by commas (Twitter's `ids`).
+        let joinedList = place == .query && context.style == .form && !context.explode && isScalarList(type)
+        if joinedList { argumentPlace = .joinedQuery }
+        if !isScalar(type) && !repeatedList && !scalarUnion && !listUnion && !joinedList {
             guard place == .query, context.style == .deepObject else {
                 return .failure(
                     .unsupported("\(parameter.location.rawValue) parameter \"\(parameter.name)\" of type \(type)")

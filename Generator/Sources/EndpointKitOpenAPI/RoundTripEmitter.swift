@@ -55,7 +55,7 @@ enum RoundTripEmitter {
     static func sampleKey(_ argument: OperationPlan.Argument) -> String {
         switch argument.place {
         case .path: "path:\(argument.key)"
-        case .query, .deepQuery: "query:\(argument.key)"
+        case .query, .deepQuery, .joinedQuery: "query:\(argument.key)"
         case .header: "header:\(argument.key)"
         case .cookie: "cookie:\(argument.key)"
         case .body: "body"
