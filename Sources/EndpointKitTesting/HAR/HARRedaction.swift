@@ -9,7 +9,8 @@ import Foundation
 /// - Query items: every name that `URLQueryItem.isSensitive` lists (`token`, `api_key`, `password`, …), and the
 ///   ``sensitiveQueryNames`` you add; in the URL and in `queryString` alike. A URL's user and password are dropped.
 /// - Bodies: in JSON, the value of every member whose name is a secret query name (`password`, `access_token`,
-///   `client_secret`, …), at any depth; in a form (`application/x-www-form-urlencoded`), the same by field name;
+///   `client_secret`, …) but `key` (an API key in a query, a cache or idempotency key in a body), at any depth; in a
+///   form (`application/x-www-form-urlencoded`), the same by field name;
 ///   and in any text body, every value redacted from the request's headers and query, wherever it appears (a
 ///   server that echoes a token back).
 public struct HARRedaction: Sendable {
@@ -41,13 +42,19 @@ public struct HARRedaction: Sendable {
 
     func isSensitive(header name: HTTPHeaders.Name) -> Bool { name.isSensitive || sensitiveHeaders.contains(name) }
 
-    /// Whether a body field (a JSON member, a form field) holds a credential: the built-in query names, except
-    /// `key`, which names an API key in a query string but as often a cache or idempotency key in a body, plus the
-    /// names the client adds. A credential sent elsewhere in the exchange is still replaced wherever it appears.
+    /// Whether a body field (a JSON member, a form field) holds a credential: the built-in query names and the
+    /// names the client or a kind adds, except `key`, which names an API key in a query string (Google's APIs take
+    /// one there) but as often a cache or idempotency key in a body. A credential sent elsewhere in the exchange is
+    /// still replaced wherever it appears.
     func isSensitive(field name: String) -> Bool {
         let folded = Self.folded(name)
-        return (URLQueryItem(name: name, value: nil).isSensitive && folded != "key")
-            || sensitiveQueryNames.contains(folded)
+        return folded != "key"
+            && (URLQueryItem(name: name, value: nil).isSensitive || sensitiveQueryNames.contains(folded))
+    }
+
+    /// Whether a query item's value is a credential: the built-in names (`key` among them) and the added ones.
+    func isSensitive(queryItem name: String) -> Bool {
+        URLQueryItem(name: name, value: nil).isSensitive || sensitiveQueryNames.contains(Self.folded(name))
     }
 
     /// `headers` with secret values replaced, and the values that were replaced (with a scheme's token alone).
@@ -81,7 +88,7 @@ public struct HARRedaction: Sendable {
         components.password = nil
         let items = (components.percentEncodedQueryItems ?? []).map { item -> URLQueryItem in
             let name = item.name.removingPercentEncoding ?? item.name
-            guard isSensitive(field: name), let value = item.value else { return item }
+            guard isSensitive(queryItem: name), let value = item.value else { return item }
             secrets.insert(value.removingPercentEncoding ?? value)
             secrets.insert(value)
             return URLQueryItem(name: item.name, value: Self.encodedPlaceholder)

@@ -136,6 +136,33 @@ struct HARTransportTests {
         #expect(replayed == ["key": "har-retry"])
     }
 
+    @Test(
+        "With an API key sent as the query item key (a kind's credential names), a body's key member holding no secret is kept; the API key is replaced wherever it appears"
+    )
+    func queryKeyNameLeavesBodyKeys() async throws {
+        defer { try? FileManager.default.removeItem(at: file) }
+        let answer = #"{"entry": {"key": "har-cache-7"}, "echo": "api-secret-9"}"#
+        let recorder = try HARTransport(
+            file: file,
+            mode: .record,
+            live: StubTransport(replies: [.json(answer)]),
+            redaction: HARRedaction(RequestDefaults(), adding: CredentialNames(queryItems: ["key"]))
+        )
+        let endpoint = Endpoint<EndpointKinds.Public, Data>(
+            path: "cache-entry",
+            queryItems: [URLQueryItem(name: "key", value: "api-secret-9")]
+        )
+        _ = try await EndpointClient(environment: Fixture.environment, transport: recorder, cache: nil)
+            .response(for: endpoint)
+        try recorder.save()
+
+        let entry = try #require(try HARArchive(contentsOf: file).log.entries.first)
+        #expect(entry.request.queryString.map(\.value) == ["<redacted>"])
+        let recorded = try #require(entry.response.content.text)
+        #expect(recorded.contains("har-cache-7"), "\(recorded)")
+        #expect(!recorded.contains("api-secret-9") && recorded.contains("<redacted>"), "\(recorded)")
+    }
+
     @Test("A retried call whose answer has a member named key that holds no secret replays as the server sent it")
     func nonSecretKeyKeptAcrossRetries() async throws {
         defer { try? FileManager.default.removeItem(at: file) }
