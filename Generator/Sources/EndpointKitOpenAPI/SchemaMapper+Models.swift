@@ -89,10 +89,11 @@ extension SchemaMapper {
         )
     }
 
-    /// Whether a value of `type` is sent as query items of text: a scalar, a string enum, or a list of them.
-    private func isQueryText(_ type: String) -> Bool {
+    /// Whether a value of `type` is sent as query items of text: a scalar, a string enum, or a list of them (not a
+    /// list of lists).
+    private func isQueryText(_ type: String, inList: Bool = false) -> Bool {
         if type.hasPrefix("["), type.hasSuffix("]"), !type.contains(":") {
-            return isQueryText(String(type.dropFirst().dropLast()))
+            return !inList && isQueryText(String(type.dropFirst().dropLast()), inList: true)
         }
         if case .stringEnum = declarations[type] { return true }
         return ModelEmitter.scalarTypes.contains(type)
