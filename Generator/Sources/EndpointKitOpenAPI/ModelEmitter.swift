@@ -103,13 +103,7 @@ enum ModelEmitter {
         out.line()
         out.block("extension \(model.name): CustomStringConvertible, QueryValue") { out in
             out.line("/// The value's text, as a path segment or a query item sends it.")
-            out.block("public var description: String") { out in
-                out.switchBlock("self") { out in
-                    for alternative in model.alternatives {
-                        out.line("case .\(SwiftName.escaped(alternative.caseName))(let value): \"\\(value)\"")
-                    }
-                }
-            }
+            valueSwitch(model, "public var description: String", to: &out) { _ in "\"\\(value)\"" }
             out.line("/// The value's text, one query item.")
             out.line("public var queryValues: [String] { [description] }")
         }
@@ -120,12 +114,24 @@ enum ModelEmitter {
         out.line()
         out.block("extension \(model.name): QueryValue") { out in
             out.line("/// One query item for a single value, one per element for a list.")
-            out.block("public var queryValues: [String]") { out in
-                out.switchBlock("self") { out in
-                    for alternative in model.alternatives {
-                        let text = alternative.type.hasPrefix("[") ? "value.map { \"\\($0)\" }" : "[\"\\(value)\"]"
-                        out.line("case .\(SwiftName.escaped(alternative.caseName))(let value): \(text)")
-                    }
+            valueSwitch(model, "public var queryValues: [String]", to: &out) { alternative in
+                alternative.type.hasPrefix("[") ? "value.map { \"\\($0)\" }" : "[\"\\(value)\"]"
+            }
+        }
+    }
+
+    /// `declaration` (a computed property) as a switch over the union's cases, each case's `value` written as
+    /// `text` gives for its alternative.
+    private static func valueSwitch(
+        _ model: UnionModel,
+        _ declaration: String,
+        to out: inout SwiftWriter,
+        text: (UnionModel.Alternative) -> String
+    ) {
+        out.block(declaration) { out in
+            out.switchBlock("self") { out in
+                for alternative in model.alternatives {
+                    out.line("case .\(SwiftName.escaped(alternative.caseName))(let value): \(text(alternative))")
                 }
             }
         }
