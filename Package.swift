@@ -10,6 +10,7 @@ import PackageDescription
 let asyncHTTPClient = TargetDependencyCondition.when(traits: ["AsyncHTTPClient"])
 let observability = TargetDependencyCondition.when(traits: ["Observability"])
 let openAPI = TargetDependencyCondition.when(traits: ["OpenAPI"])
+let postgres = TargetDependencyCondition.when(traits: ["Postgres"])
 
 let package = Package(
     name: "EndpointKit",
@@ -20,6 +21,7 @@ let package = Package(
         .library(name: "EndpointKitAsyncHTTPClient", targets: ["EndpointKitAsyncHTTPClient"]),
         .library(name: "EndpointKitObservability", targets: ["EndpointKitObservability"]),
         .library(name: "EndpointKitOpenAPI", targets: ["EndpointKitOpenAPI"]),
+        .library(name: "EndpointKitPostgres", targets: ["EndpointKitPostgres"]),
         .executable(name: "endpointkit-openapi", targets: ["endpointkit-openapi"]),
         .plugin(name: "GenerateEndpoints", targets: ["GenerateEndpoints"]),
         .executable(name: "endpointkit-demo", targets: ["EndpointKitDemo"]),
@@ -38,6 +40,10 @@ let package = Package(
             description:
                 "EndpointKitOpenAPI and endpointkit-openapi: typed endpoints generated from OpenAPI descriptions"
         ),
+        .trait(
+            name: "Postgres",
+            description: "EndpointKitPostgres: an outbox a fleet of servers shares in PostgreSQL (postgres-nio)"
+        ),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -52,6 +58,8 @@ let package = Package(
         .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .target(name: "EndpointKit"),
@@ -127,6 +135,26 @@ let package = Package(
             path: "Adapters/Observability/Tests/EndpointKitObservabilityTests"
         ),
 
+        // The PostgreSQL outbox (trait Postgres); its tests and its fleet's processes send over both transports,
+        // and need the AsyncHTTPClient trait too.
+        .target(
+            name: "EndpointKitPostgres",
+            dependencies: ["EndpointKit"] + postgresDependencies,
+            path: "Adapters/Postgres/Sources/EndpointKitPostgres"
+        ),
+        .executableTarget(
+            name: "EndpointKitPostgresFleet",
+            dependencies: ["EndpointKit", "EndpointKitPostgres", "EndpointKitAsyncHTTPClient"]
+                + postgresDependencies + asyncHTTPClientDependencies,
+            path: "Adapters/Postgres/Tests/EndpointKitPostgresFleet"
+        ),
+        .testTarget(
+            name: "EndpointKitPostgresTests",
+            dependencies: ["EndpointKit", "EndpointKitTesting", "EndpointKitPostgres", "EndpointKitAsyncHTTPClient"]
+                + postgresDependencies + asyncHTTPClientDependencies,
+            path: "Adapters/Postgres/Tests/EndpointKitPostgresTests"
+        ),
+
         // The OpenAPI generator (trait OpenAPI): a library the tool and its tests share, and the tool. What it
         // writes depends on EndpointKit alone.
         .target(
@@ -200,6 +228,15 @@ var openAPIDependencies: [Target.Dependency] {
         .product(name: "OpenAPIKit30", package: "OpenAPIKit", condition: openAPI),
         .product(name: "OpenAPIKitCompat", package: "OpenAPIKit", condition: openAPI),
         .product(name: "Yams", package: "Yams", condition: openAPI),
+    ]
+}
+
+/// What the PostgreSQL outbox builds on, each only with its trait.
+var postgresDependencies: [Target.Dependency] {
+    [
+        .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: postgres),
+        .product(name: "Logging", package: "swift-log", condition: postgres),
     ]
 }
 

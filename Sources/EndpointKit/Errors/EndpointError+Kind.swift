@@ -75,5 +75,9 @@ extension EndpointError {
         /// server without an answer: nobody knows whether the server applied it, so the stores that show it ask the
         /// server again rather than roll it back.
         public static let writeOutcomeUnknown = Kind("writeOutcomeUnknown")
+        /// The database an outbox keeps its writes in (EndpointKitPostgres) could not be used: unreachable, a
+        /// statement it refused, or a schema newer than this EndpointKit. The message says which; a write whose
+        /// enqueue failed this way was not queued, and the caller's transaction should not commit.
+        public static let outboxStorageFailed = Kind("outboxStorageFailed")
     }
 }

@@ -31,7 +31,8 @@ extension EndpointError: LocalizedError {
         case .invalidRequest: sentence = "The request could not be made"
         case .encodingFailed: sentence = "The request's body could not be encoded"
         // The message names what is missing or where it stopped: the sentence is the message itself.
-        case .modelNotFound, .paginationLoop, .outboxFull, .writeExpired, .writeOutcomeUnknown, Kind("notRecorded"):
+        case .modelNotFound, .paginationLoop, .outboxFull, .writeExpired, .writeOutcomeUnknown, .outboxStorageFailed,
+            Kind("notRecorded"):
             sentence = Self.sentence(message)
         default: sentence = "The request failed (\(kind))"
         }

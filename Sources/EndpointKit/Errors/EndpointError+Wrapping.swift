@@ -15,7 +15,7 @@ extension EndpointError {
     /// `error` from encoding a value, without the value: an `EncodingError.invalidValue` holds the value that
     /// failed to encode, which can be a whole request body with a password in it, so its type's name takes its
     /// place. Any other error is kept as it is.
-    static func hidingEncodedValue(_ error: any Error) -> any Error {
+    package static func hidingEncodedValue(_ error: any Error) -> any Error {
         guard case EncodingError.invalidValue(let value, let context) = error else { return error }
         return EncodingError.invalidValue("a \(type(of: value)) value", context)
     }

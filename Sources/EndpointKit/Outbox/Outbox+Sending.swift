@@ -3,7 +3,7 @@ import Foundation
 extension Outbox {
     /// Sends `record` once, through the client's pipeline with the kind's current request data, and says how it
     /// ended.
-    static func send(
+    package static func send(
         _ record: OutboxRecord,
         client: EndpointClient,
         policy: OutboxPolicy,
@@ -32,7 +32,7 @@ extension Outbox {
     }
 
     /// Whether a failed try is a refusal, a failure that may pass, or the end of the outbox.
-    static func outcome(of error: EndpointError) -> OutboxState.Outcome {
+    package static func outcome(of error: EndpointError) -> OutboxState.Outcome {
         if error.kind == .cancelled { return .cancelled }
         // The server's own wait: what `Retry` read, or else the answer's header.
         let retryAfter = error.retryAfter ?? RetryPolicy.retryAfter(error.responseHeaders?[.retryAfter])

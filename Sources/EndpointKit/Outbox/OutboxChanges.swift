@@ -7,6 +7,9 @@ public struct OutboxChanges: AsyncSequence, Sendable {
 
     let stream: AsyncStream<OutboxChange>
 
+    /// The changes `stream` yields.
+    package init(_ stream: AsyncStream<OutboxChange>) { self.stream = stream }
+
     /// Makes the iterator.
     public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
 

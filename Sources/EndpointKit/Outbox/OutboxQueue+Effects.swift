@@ -81,38 +81,6 @@ extension OutboxQueue {
 
     /// What the readers of the changes see of `notice`.
     func change(for notice: OutboxState.Notice) -> OutboxChange {
-        switch notice {
-        case .queued(let write):
-            return .queued(describe(write.record, write.sequence))
-        case .sent(let write, let status):
-            return .sent(describe(write.record, write.sequence), statusCode: status)
-        case .refused(let write, let error):
-            return .refused(describe(write.record, write.sequence), error)
-        case .expired(let write, let age):
-            let described = describe(write.record, write.sequence)
-            let error = EndpointError(
-                .writeExpired,
-                "\(described) waited \(age.readable), past the outbox's maximum age of "
-                    + "\(policy.maximumAge.readable); it never reached the server, and was rolled back",
-                request: described.request
-            )
-            return .expired(described, error)
-        case .unknown(let write, let age):
-            let described = describe(write.record, write.sequence)
-            let error = EndpointError(
-                .writeOutcomeUnknown,
-                "\(described) waited \(age.readable), past the outbox's maximum age of "
-                    + "\(policy.maximumAge.readable), and a try of it may have reached the server without an "
-                    + "answer; the stores that show it ask the server for the model again",
-                request: described.request
-            )
-            return .unknown(described, error)
-        case .paused(let group, let error, let wait, _):
-            return .paused(group: group, error: error, retryIn: wait)
-        case .resumed(let group):
-            return .resumed(group: group)
-        case .stopped(let group):
-            return .stopped(group: group)
-        }
+        OutboxChange(notice, policy: policy) { describe($0.record, $0.sequence) }
     }
 }

@@ -40,7 +40,7 @@ extension OutboxQueue {
         continuation.onTermination = { [weak self] _ in
             _ = self?.shared.withLock { $0.subscribers.removeValue(forKey: id) }
         }
-        return OutboxChanges(stream: stream)
+        return OutboxChanges(stream)
     }
 
     // MARK: Waiting

@@ -2,7 +2,7 @@ import Foundation
 
 /// A write as the outbox keeps it on disk: the request to send, without credentials, its key, its group, and the
 /// optimistic value a ``ModelLoader`` showed for it. JSON, one file per write (see `OutboxJournal`).
-struct OutboxRecord: Codable, Sendable {
+package struct OutboxRecord: Codable, Sendable {
     struct Header: Codable, Sendable {
         var name: String
         var value: String
@@ -35,16 +35,16 @@ struct OutboxRecord: Codable, Sendable {
 
     /// The formats this version reads: 1 (0.8, whose key took the policy's form at each try and which kept no
     /// settings) and 2. A record of another is set aside as damaged rather than misread.
-    static let readableFormats: Set<Int> = [1, 2]
+    package static let readableFormats: Set<Int> = [1, 2]
 
-    var format = 2
-    var id: String
-    var key: String
+    package var format = 2
+    package var id: String
+    package var key: String
     /// The `Idempotency-Key` header's value, fixed when the write was queued, so that every try sends the same
     /// bytes whatever the policy says later (format 2; a format 1 record takes the policy's form).
     var keyHeader: String?
-    var group: String
-    var queuedAt: Date
+    package var group: String
+    package var queuedAt: Date
     var method: String
     /// The path below the environment's base URL, percent-encoded; empty for an endpoint with an absolute URL.
     var path: String
@@ -67,7 +67,7 @@ extension OutboxRecord {
     /// - Throws: ``EndpointError/Kind/invalidRequest`` for an endpoint that cannot be sent, carries a secret header
     ///   or query item (the outbox never writes credentials to disk), streams its body, or has a setting the record
     ///   cannot keep (see `settings(of:client:invalid:)`).
-    init<Kind, Response>(
+    package init<Kind, Response>(
         _ endpoint: Endpoint<Kind, Response>,
         group: String?,
         client: EndpointClient,
@@ -194,7 +194,7 @@ extension OutboxRecord {
     }
 
     /// The request to send, as an endpoint of `Kind` read as raw bytes, with the write's key.
-    func endpoint<Kind: EndpointKind>(_ kind: Kind.Type, keyFormat: OutboxPolicy.KeyFormat) -> Endpoint<Kind, Data> {
+    package func endpoint<Kind: EndpointKind>(_ kind: Kind.Type, keyFormat: OutboxPolicy.KeyFormat) -> Endpoint<Kind, Data> {
         let method = HTTPMethod(rawValue: method)
         var headers = HTTPHeaders(headers.map { HTTPHeaders.Field(name: HTTPHeaders.Name($0.name), value: $0.value) })
         if headers[.idempotencyKey] == nil {
@@ -240,7 +240,7 @@ extension OutboxRecord {
     }
 
     /// What observers see of the write numbered `sequence`.
-    func write(sequence: UInt64, client: EndpointClient) -> OutboxWrite {
+    package func write(sequence: UInt64, client: EndpointClient) -> OutboxWrite {
         let method = HTTPMethod(rawValue: method)
         let endpoint = endpoint(EndpointKinds.Public.self, keyFormat: .bare)
         let url = try? endpoint.makeURL(in: client.environment)

@@ -1,16 +1,16 @@
 extension OutboxState {
     /// A group's writes, oldest first: appended at the end and taken from the front, each in constant time (an
     /// array's `removeFirst` moves every write behind it, and a group may hold 10,000).
-    struct WriteQueue: Sendable, Sequence {
+    package struct WriteQueue: Sendable, Sequence {
         private var elements: [Write] = []
         /// Where the first write still queued sits in `elements`.
         private var start = 0
 
-        var isEmpty: Bool { start == elements.count }
-        var count: Int { elements.count - start }
+        package var isEmpty: Bool { start == elements.count }
+        package var count: Int { elements.count - start }
 
         /// The oldest write, and its state, changed in place.
-        var first: Write? {
+        package var first: Write? {
             get { isEmpty ? nil : elements[start] }
             set {
                 guard !isEmpty, let newValue else { return }
@@ -18,10 +18,10 @@ extension OutboxState {
             }
         }
 
-        mutating func append(_ write: Write) { elements.append(write) }
+        package mutating func append(_ write: Write) { elements.append(write) }
 
         /// Takes the oldest write off; the space it leaves is given back once it is half of what is kept.
-        mutating func removeFirst() {
+        package mutating func removeFirst() {
             guard !isEmpty else { return }
             start += 1
             if start == elements.count {
@@ -33,6 +33,6 @@ extension OutboxState {
             }
         }
 
-        func makeIterator() -> ArraySlice<Write>.Iterator { elements[start...].makeIterator() }
+        package func makeIterator() -> ArraySlice<Write>.Iterator { elements[start...].makeIterator() }
     }
 }

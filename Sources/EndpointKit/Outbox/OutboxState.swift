@@ -17,20 +17,24 @@ import Foundation
 ///
 /// A paused group sends nothing until its own pause ends or a resume: that rule is kept by `dispatch`, which only
 /// sends from an idle group, and is not checked by the property test on its own.
-struct OutboxState: Sendable {
+package struct OutboxState: Sendable {
     /// A queued write as the queue sees it.
-    struct Write: Sendable {
-        var sequence: UInt64
-        var record: OutboxRecord
+    package struct Write: Sendable {
+        package var sequence: UInt64
+        package var record: OutboxRecord
         /// Its size on disk, counted against ``OutboxPolicy/maximumSize``.
-        var size: Int
-        var delivery = Delivery.neverTried
+        package var size: Int
+        package var delivery = Delivery.neverTried
 
-        var group: String { record.group }
+        package var group: String { record.group }
+
+        package init(sequence: UInt64, record: OutboxRecord, size: Int, delivery: Delivery = .neverTried) {
+            (self.sequence, self.record, self.size, self.delivery) = (sequence, record, size, delivery)
+        }
     }
 
     /// What the outbox knows of whether a write reached the server.
-    enum Delivery: Sendable, Equatable {
+    package enum Delivery: Sendable, Equatable {
         /// No try of it has been made, or every try was answered without applying it (408, 429).
         case neverTried
         /// A try may have reached the server: its answer was lost or was a 5xx, the try was cancelled, the server
@@ -39,7 +43,7 @@ struct OutboxState: Sendable {
     }
 
     /// What a group is doing.
-    enum Phase: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         /// Nothing: it sends its next write as soon as it may.
         case idle
         /// Its first write is on its way, as try number `attempt`.
@@ -51,15 +55,15 @@ struct OutboxState: Sendable {
     }
 
     /// The writes of one group, in order, and what it does.
-    struct Group: Sendable {
-        var writes = WriteQueue()
-        var phase = Phase.idle
+    package struct Group: Sendable {
+        package var writes = WriteQueue()
+        package var phase = Phase.idle
         /// Failed tries in a row: what the backoff grows with.
-        var failures = 0
+        package var failures = 0
     }
 
     /// How a try of a write ended.
-    enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         /// The server took it: its status and body.
         case sent(statusCode: Int, body: Data)
         /// The server refused it; it will never be taken as it is.
@@ -71,7 +75,7 @@ struct OutboxState: Sendable {
     }
 
     /// A change to the queue.
-    enum Event: Sendable {
+    package enum Event: Sendable {
         /// The writes a last run left, in order: each may have been on its way when that run ended.
         case loaded([Write])
         /// A write was kept on disk.
@@ -86,10 +90,16 @@ struct OutboxState: Sendable {
         case pauseEnded(group: String, number: UInt64)
         /// The outbox is going: nothing more is sent.
         case closed
+        /// This instance may now send `group` (a fleet's lease on it was claimed): its writes, oldest first, each
+        /// with what is known of its delivery, replace any the state held for it.
+        case claimed(group: String, writes: [Write])
+        /// This instance may no longer send `group` (its lease lapsed or was given back): the group and its writes
+        /// leave the state, unsettled and unreported; a try of it on its way ends unheard.
+        case released(group: String)
     }
 
     /// How a write ended, for the stores that showed it.
-    enum Settlement: Sendable {
+    package enum Settlement: Sendable {
         /// The server answered it with this body.
         case answered(Data)
         /// It was refused, or expired without reaching the server: roll it back.
@@ -99,7 +109,7 @@ struct OutboxState: Sendable {
     }
 
     /// What the readers of the changes hear.
-    enum Notice: Sendable {
+    package enum Notice: Sendable {
         case queued(Write)
         case sent(Write, statusCode: Int)
         case refused(Write, EndpointError)
@@ -113,7 +123,7 @@ struct OutboxState: Sendable {
     }
 
     /// One thing for the outbox to do.
-    enum Effect: Sendable {
+    package enum Effect: Sendable {
         /// Start try `attempt` of `write`.
         case send(Write, attempt: UInt64)
         /// Tell the stores that show `write` how it ended.
@@ -126,21 +136,21 @@ struct OutboxState: Sendable {
         case wake(group: String, number: UInt64, after: Duration)
     }
 
-    let policy: OutboxPolicy
-    private(set) var groups: [String: Group] = [:]
+    package let policy: OutboxPolicy
+    package private(set) var groups: [String: Group] = [:]
     /// How many writes are queued, and their bytes on disk.
-    private(set) var count = 0
-    private(set) var bytes = 0
+    package private(set) var count = 0
+    package private(set) var bytes = 0
     private(set) var isStarted = false
     private(set) var isClosed = false
     /// Numbers tries and pauses, so that a late event for an old one is known as such.
     private var counter: UInt64 = 0
 
-    init(policy: OutboxPolicy) { self.policy = policy }
+    package init(policy: OutboxPolicy) { self.policy = policy }
 
     /// Whether nothing is on its way and nothing can go now: every group empty, paused or stopped, or the outbox
     /// not started or closed.
-    var isIdle: Bool {
+    package var isIdle: Bool {
         !groups.values.contains { group in
             if case .sending = group.phase { return true }
             return isStarted && !isClosed && group.phase == .idle && !group.writes.isEmpty
@@ -148,10 +158,10 @@ struct OutboxState: Sendable {
     }
 
     /// Every queued write, oldest first.
-    var writes: [Write] { groups.values.flatMap(\.writes).sorted { $0.sequence < $1.sequence } }
+    package var writes: [Write] { groups.values.flatMap(\.writes).sorted { $0.sequence < $1.sequence } }
 
     /// Applies `event` at `now` (the wall clock: what a write's age is measured on); returns what to do, in order.
-    mutating func apply(_ event: Event, now: Date) -> [Effect] {
+    package mutating func apply(_ event: Event, now: Date) -> [Effect] {
         var effects: [Effect] = []
         switch event {
         case .loaded(let writes):
@@ -181,8 +191,23 @@ struct OutboxState: Sendable {
             dispatch(name, now: now, &effects)
         case .closed:
             isClosed = true
+        case .claimed(let name, let writes):
+            drop(name)
+            for write in writes { add(write) }
+            dispatch(name, now: now, &effects)
+        case .released(let name):
+            drop(name)
         }
         return effects
+    }
+
+    /// Takes `name` and its writes out of the state and its counts.
+    private mutating func drop(_ name: String) {
+        guard let group = groups.removeValue(forKey: name) else { return }
+        for write in group.writes {
+            count -= 1
+            bytes -= write.size
+        }
     }
 
     private mutating func add(_ write: Write) {

@@ -7,7 +7,8 @@ import Testing
 /// A seeded random walk of `OutboxState.apply` alone, with no disk, network or clock: writes queued in four
 /// groups, some already old; tries that end in any order with any outcome (taken, refused, a 409, a failure that
 /// may pass, a lost answer, a refused connection, a cancellation), late events for old tries and pauses, resumes,
-/// and restarts (the outbox closes, then a new state loads what the disk still holds). After every event it checks
+/// and restarts (the outbox closes, then a new state loads what the disk still holds), and a fleet's hand-offs
+/// (a group released, then claimed again with what the storage holds). After every event it checks
 /// what the outbox promises, and at the end that every write ended exactly once.
 ///
 /// The model is its own: whether a try may have reached the server is decided where the walk makes the outcome
@@ -70,6 +71,7 @@ private struct QueueWalk {
         case 70..<74: endStaleTry()
         case 74..<88: wake()
         case 88..<90: restart()
+        case 90..<92: handOff()
         default: now += Double(random.next() % 120)
         }
     }
@@ -183,6 +185,37 @@ private struct QueueWalk {
             }
         }
         apply(.loaded(writes.sorted { $0.sequence < $1.sequence }))
+    }
+
+    /// A fleet's lease on a group lapses and is claimed again (by this instance or another: the state cannot tell):
+    /// the group leaves the state, its try on its way ends unheard, and it comes back with what the storage holds,
+    /// each write with what is known of its delivery. The late end of the lost try must change nothing.
+    mutating func handOff() {
+        let group = Self.groups[Int(random.next() % 4)]
+        let lost = inFlight.removeValue(forKey: group)
+        if let lost { unknown.insert(lost.sequence) }
+        apply(.released(group: group))
+        if state.groups[group] != nil { violations.append("group \(group) stayed after its release") }
+        (paused[group], wakes) = (nil, wakes.filter { $0.group != group })
+        stopped.remove(group)
+        let writes = (disk[group] ?? []).map { sequence in
+            var record = OutboxRecord.sample(group: group)
+            record.queuedAt = now - (random.next() % 10 == 0 ? 700 : 0)
+            let delivery: State.Delivery = unknown.contains(sequence) ? .mayHaveReachedServer : .neverTried
+            return State.Write(sequence: sequence, record: record, size: sizes[sequence] ?? 0, delivery: delivery)
+        }
+        apply(.claimed(group: group, writes: writes))
+        seen["handed off", default: 0] += 1
+        if let lost {
+            let before = (state.count, state.bytes, state.groups[group]?.phase)
+            let effects = state.apply(
+                .tryEnded(group: group, attempt: lost.attempt, outcome: .sent(statusCode: 201, body: Data()), jitter: 0),
+                now: now
+            )
+            if !effects.isEmpty || before != (state.count, state.bytes, state.groups[group]?.phase) {
+                violations.append("the end of a try lost with \(group)'s lease changed the queue")
+            }
+        }
     }
 
     mutating func apply(_ event: State.Event) {
@@ -365,7 +398,10 @@ extension OutboxRecord {
             #expect(violations.isEmpty, "seed \(seed), \(onRefusal): \(violations.prefix(3))")
             #expect(events >= 100_000)
             // A walk that never reached a case proves nothing about it.
-            var cases = ["queued", "sent", "refused", "expired", "unknown", "paused", "resumed", "sent beside a pause"]
+            var cases = [
+                "queued", "sent", "refused", "expired", "unknown", "paused", "resumed", "sent beside a pause",
+                "handed off",
+            ]
             if onRefusal == .stopGroup { cases += ["stopped", "stop rule"] }
             for name in cases {
                 #expect(seen[name, default: 0] > 0, "seed \(seed), \(onRefusal) never reached \(name)")

@@ -1,0 +1,75 @@
+import EndpointKit
+import Foundation
+import Logging
+
+/// How the sender carries out what its state's transitions return: the readers hear under the lock, in the order
+/// the changes happen; the database and the tasks come after it, in the order given, so that a write is settled in
+/// PostgreSQL before its group's next write is tried.
+extension PostgresOutboxSender {
+    /// Applies `event` (and `update`, in the same hold of the lock), then carries out its effects.
+    func apply(_ event: OutboxState.Event, update: (inout Shared) -> Void = { _ in }) async {
+        let effects = shared.withLock { shared -> [OutboxState.Effect] in
+            update(&shared)
+            let effects = shared.state.apply(event, now: Date())
+            for case .notify(let notice) in effects {
+                // What this instance queued is reported by its enqueue, once the write is kept.
+                if case .queued = notice { continue }
+                let change = OutboxChange(notice, policy: policy) { describe($0.record, $0.sequence) }
+                for subscriber in shared.subscribers.values { subscriber.yield(change) }
+            }
+            return effects
+        }
+        await perform(effects)
+    }
+
+    /// Carries out the effects that leave memory, in order: a settle in the database, a stop, a try, a wait.
+    func perform(_ effects: [OutboxState.Effect]) async {
+        var ends: [UInt64: (group: String, state: String, status: Int?)] = [:]
+        for effect in effects {
+            switch effect {
+            case .notify(let notice):
+                if let end = Self.end(of: notice) { ends[end.write.sequence] = (end.write.group, end.state, end.status) }
+                if case .stopped(let group) = notice { await stopGroup(group) }
+            case .remove(let sequence):
+                guard let end = ends[sequence] else { continue }
+                await settle(sequence, of: end.group, as: end.state, status: end.status)
+            case .send(let write, let attempt):
+                startTry(of: write, attempt: attempt)
+            case .wake(let group, let number, let wait):
+                schedule { [clock] in
+                    do { try await clock.sleep(for: wait) } catch { return }
+                    await self.apply(.pauseEnded(group: group, number: number))
+                }
+            case .settle:
+                break
+            }
+        }
+    }
+
+    /// The row state and status a notice ends a write with, if it ends one.
+    private static func end(of notice: OutboxState.Notice) -> (write: OutboxState.Write, state: String, status: Int?)? {
+        switch notice {
+        case .sent(let write, let status): (write, "sent", status)
+        case .refused(let write, let error): (write, "refused", error.statusCode)
+        case .expired(let write, _): (write, "expired", nil)
+        case .unknown(let write, _): (write, "unknown", nil)
+        case .queued, .paused, .resumed, .stopped: nil
+        }
+    }
+
+    /// Settles write `sequence` of `group` in the database, fenced by the group's lease. When the lease is gone, or
+    /// the database cannot be reached, the group is given up: whoever claims it next sends the write again with its
+    /// key, and the server answers that try from what it stored.
+    private func settle(_ sequence: UInt64, of group: String, as state: String, status: Int?) async {
+        guard let lease = shared.withLock({ $0.held[group]?.lease }) else { return }
+        let settled = (try? await store.settle(Int64(sequence), as: state, status: status, under: lease)) ?? false
+        if !settled { giveUp(group) }
+    }
+
+    /// Marks `group` stopped in the database and gives it up: no instance sends it until a resume.
+    private func stopGroup(_ group: String) async {
+        guard let lease = shared.withLock({ $0.held[group]?.lease }) else { return }
+        try? await store.stop(lease)
+        giveUp(group)
+    }
+}

@@ -1,0 +1,42 @@
+import EndpointKit
+import Foundation
+import Logging
+
+/// How the sender tries a group's first write: only while it holds the group, after recording in the database,
+/// fenced, that the write may reach the server.
+extension PostgresOutboxSender {
+    /// Starts try `attempt` of `write` in the loop's task group.
+    func startTry(of write: OutboxState.Write, attempt: UInt64) {
+        schedule { await self.runTry(of: write, attempt: attempt) }
+    }
+
+    private func runTry(of write: OutboxState.Write, attempt: UInt64) async {
+        let group = write.group
+        let now = ContinuousClock.now
+        let lease = shared.withLock { shared in
+            shared.isStopping ? nil : shared.held[group].flatMap { $0.deadline > now ? $0.lease : nil }
+        }
+        // Not held (given up meanwhile), or stopping: the write stays queued, for whoever holds the group next.
+        guard let lease else { return }
+        let marked: Bool
+        do { marked = try await store.markTried(Int64(write.sequence), under: lease) } catch {
+            store.logger.debug("outbox: a try could not start: \(PostgresOutboxFailure.reason(error))")
+            marked = false
+        }
+        guard marked else {
+            giveUp(group)
+            return
+        }
+        let task = Task { await send(write.record) }
+        let registered = shared.withLock { shared -> Bool in
+            guard shared.held[group]?.lease == lease else { return false }
+            shared.tries[group] = task
+            return true
+        }
+        if !registered { task.cancel() }
+        let outcome = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        shared.withLock { _ = $0.tries.removeValue(forKey: group) }
+        await apply(.tryEnded(group: group, attempt: attempt, outcome: outcome, jitter: .random(in: 0...1)))
+        if shared.withLock({ $0.isStopping && $0.tries.isEmpty }) { jobs.continuation.finish() }
+    }
+}
