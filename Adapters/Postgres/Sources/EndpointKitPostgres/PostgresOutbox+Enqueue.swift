@@ -1,3 +1,4 @@
+#if Postgres
 import EndpointKit
 import Foundation
 import PostgresNIO
@@ -59,8 +60,10 @@ extension PostgresOutbox {
     ) async throws(EndpointError) -> OutboxWrite {
         let write: OutboxWrite
         do {
-            write = try await postgres.withTransaction(logger: store.logger) { connection in
-                try await self.enqueue(endpoint, group: group, on: connection)
+            write = try await withDeadline(configuration.timeout, doing: "the outbox could not keep the write") {
+                try await self.postgres.withTransaction(logger: self.store.logger) { connection in
+                    try await self.enqueue(endpoint, group: group, on: connection)
+                }
             }
         } catch {
             throw PostgresOutboxFailure.error("the outbox could not keep the write", error)
@@ -87,3 +90,4 @@ extension PostgresOutbox {
         return nil
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import EndpointKit
 import ServiceLifecycle
 
@@ -24,3 +25,4 @@ extension PostgresOutbox: Service {
     /// Starts a graceful stop of ``run()``, as a `ServiceGroup`'s graceful shutdown does.
     public func stop() { sender.stop() }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import EndpointKit
 import Foundation
 import Logging
@@ -94,7 +95,14 @@ public final class PostgresOutbox<Kind: EndpointKind>: Sendable {
     /// - Throws: ``EndpointError/Kind/outboxStorageFailed`` when PostgreSQL cannot be reached, or when the schema
     ///   is newer than this EndpointKit (then nothing in it was changed).
     public func prepare() async throws(EndpointError) {
-        try await PostgresOutboxSchema.prepare(postgres, schema: configuration.schema, logger: store.logger)
+        let (postgres, schema, logger) = (postgres, configuration.schema, store.logger)
+        do {
+            try await withDeadline(configuration.timeout, doing: "the outbox schema \(schema) could not be prepared") {
+                try await PostgresOutboxSchema.prepare(postgres, schema: schema, logger: logger)
+            }
+        } catch {
+            throw PostgresOutboxFailure.error("the outbox schema \(schema) could not be prepared", error)
+        }
     }
 
     /// The outbox's changes in this instance from now on: what it sent, refused, expired or found unknown, its
@@ -105,7 +113,11 @@ public final class PostgresOutbox<Kind: EndpointKind>: Sendable {
     ///
     /// - Throws: ``EndpointError/Kind/outboxStorageFailed`` when PostgreSQL cannot be reached.
     public func status(of id: String) async throws(EndpointError) -> PostgresOutboxStatus? {
-        do { return try await store.status(of: id) } catch {
+        do {
+            return try await withDeadline(configuration.timeout, doing: "the outbox could not read write \(id)") {
+                try await self.store.status(of: id)
+            }
+        } catch {
             throw PostgresOutboxFailure.error("the outbox could not read write \(id)", error)
         }
     }
@@ -114,10 +126,15 @@ public final class PostgresOutbox<Kind: EndpointKind>: Sendable {
     ///
     /// - Throws: ``EndpointError/Kind/outboxStorageFailed`` when PostgreSQL cannot be reached.
     public func resume() async throws(EndpointError) {
-        do { try await store.resumeAll() } catch {
+        do {
+            try await withDeadline(configuration.timeout, doing: "the outbox could not resume its groups") {
+                try await self.store.resumeAll()
+            }
+        } catch {
             throw PostgresOutboxFailure.error("the outbox could not resume its groups", error)
         }
         await sender.apply(.resumed)
         sender.wake()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 
 /// Where a ``PostgresOutbox`` keeps its tables, who this instance is, and how it shares groups with the others.
@@ -18,15 +19,22 @@ public struct PostgresOutboxConfiguration: Sendable {
     public var maximumGroups: Int
     /// The most groups it claims in one pass, so that instances starting together share the groups.
     public var groupsPerClaim: Int
+    /// How long ``PostgresOutbox/enqueue(_:group:)``, ``PostgresOutbox/status(of:)``,
+    /// ``PostgresOutbox/resume()`` and ``PostgresOutbox/prepare()`` wait for PostgreSQL before they fail with
+    /// ``EndpointKit/EndpointError/Kind/outboxStorageFailed`` (a pool whose server is down keeps trying to
+    /// connect). An enqueue on the caller's connection runs under the caller's own limits.
+    public var timeout: Duration
 
-    /// The defaults: schema `endpointkit`, leases of 30 s, a poll every 5 s, up to 64 groups, 4 per claim.
+    /// The defaults: schema `endpointkit`, leases of 30 s, a poll every 5 s, up to 64 groups, 4 per claim, 10 s for
+    /// PostgreSQL to answer.
     public init(
         schema: String = "endpointkit",
         instance: String = Self.defaultInstance(),
         leaseDuration: Duration = .seconds(30),
         pollInterval: Duration = .seconds(5),
         maximumGroups: Int = 64,
-        groupsPerClaim: Int = 4
+        groupsPerClaim: Int = 4,
+        timeout: Duration = .seconds(10)
     ) {
         self.schema = schema
         self.instance = instance
@@ -34,6 +42,7 @@ public struct PostgresOutboxConfiguration: Sendable {
         self.pollInterval = pollInterval
         self.maximumGroups = maximumGroups
         self.groupsPerClaim = groupsPerClaim
+        self.timeout = timeout
     }
 
     /// The host's name, this process's ID and a random suffix.
@@ -54,8 +63,9 @@ public struct PostgresOutboxConfiguration: Sendable {
         }
         if instance.isEmpty { return "the outbox instance name is empty" }
         if leaseDuration < .seconds(1) { return "the outbox lease duration is under one second" }
-        if pollInterval <= .zero { return "the outbox poll interval is not positive" }
+        if pollInterval <= .zero || timeout <= .zero { return "the outbox poll interval or timeout is not positive" }
         if maximumGroups < 1 || groupsPerClaim < 1 { return "the outbox may hold no group" }
         return nil
     }
 }
+#endif

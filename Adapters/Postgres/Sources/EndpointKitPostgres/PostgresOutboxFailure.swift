@@ -1,3 +1,4 @@
+#if Postgres
 import EndpointKit
 import PostgresNIO
 
@@ -28,3 +29,4 @@ enum PostgresOutboxFailure {
         return "PostgreSQL could not be used (\(error.code))"
     }
 }
+#endif

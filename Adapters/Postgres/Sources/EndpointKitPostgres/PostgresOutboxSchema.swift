@@ -1,3 +1,4 @@
+#if Postgres
 import EndpointKit
 import Logging
 import PostgresNIO
@@ -108,3 +109,4 @@ enum PostgresOutboxSchema {
         return version
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import EndpointKit
 import Foundation
 import Logging
@@ -73,3 +74,4 @@ extension PostgresOutboxSender {
         giveUp(group)
     }
 }
+#endif

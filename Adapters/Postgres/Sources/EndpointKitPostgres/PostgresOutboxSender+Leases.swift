@@ -1,3 +1,4 @@
+#if Postgres
 import EndpointKit
 import Foundation
 import Logging
@@ -143,3 +144,4 @@ extension PostgresOutboxSender {
         for lease in leases { try? await store.release(lease) }
     }
 }
+#endif

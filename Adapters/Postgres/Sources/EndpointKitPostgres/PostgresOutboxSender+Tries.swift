@@ -1,3 +1,4 @@
+#if Postgres
 import EndpointKit
 import Foundation
 import Logging
@@ -40,3 +41,4 @@ extension PostgresOutboxSender {
         if shared.withLock({ $0.isStopping && $0.tries.isEmpty }) { jobs.continuation.finish() }
     }
 }
+#endif

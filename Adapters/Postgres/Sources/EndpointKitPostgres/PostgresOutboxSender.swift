@@ -1,3 +1,4 @@
+#if Postgres
 import EndpointKit
 import Foundation
 import Logging
@@ -157,3 +158,4 @@ final class PostgresOutboxSender: Sendable {
         for subscriber in shared.withLock({ Array($0.subscribers.values) }) { subscriber.yield(change) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 /// Where a write of a ``PostgresOutbox`` stands, as any instance reads it (``PostgresOutbox/status(of:)``).
 public enum PostgresOutboxStatus: Sendable, Hashable, CustomStringConvertible {
     /// Waiting for its group's earlier writes, or for an instance to claim its group.
@@ -28,3 +29,4 @@ public enum PostgresOutboxStatus: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import EndpointKit
 import Foundation
 import Logging
@@ -274,3 +275,4 @@ extension Duration {
     /// The whole milliseconds, for an interval in SQL.
     var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }
+#endif
