@@ -145,7 +145,9 @@ let package = Package(
         .executableTarget(
             name: "EndpointKitPostgresFleet",
             dependencies: ["EndpointKit", "EndpointKitPostgres", "EndpointKitAsyncHTTPClient"]
-                + postgresDependencies + asyncHTTPClientDependencies,
+                + postgresDependencies + asyncHTTPClientDependencies + [
+                    .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: postgres)
+                ],
             path: "Adapters/Postgres/Tests/EndpointKitPostgresFleet"
         ),
         .testTarget(

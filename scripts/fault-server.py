@@ -70,7 +70,8 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            and closes the connection without answering (the case that makes a client apply twice
                            or lose the write); ?drop-one-in=N does so for every Nth write applied under KEY.
                            Counts idem/KEY, idem-applied/KEY, idem-replayed/KEY, idem-409/KEY, idem-422/KEY,
-                           idem-400/KEY and idem-dropped/KEY
+                           idem-400/KEY and idem-dropped/KEY, and idem-overlap/KEY for a request that arrived while
+                           another of the same GROUP was being handled
     GET  /idem-log/KEY/GROUP  {"applied": [BODY, ...]}: GROUP's applied bodies, in the order they were applied;
                            /idem-log/KEY gives {"groups": {GROUP: [BODY, ...], ...}} for every group of KEY
     GET  /release/KEY      counted as release/KEY: lets /jsonl/KEY send its next line, and /idem/KEY?hold=1 answer
@@ -669,7 +670,27 @@ def problem(sock, status, reason, title, closing):
     respond_head(sock, status, reason, [("Content-Type", "application/problem+json")] + ([("Connection", "close")] if closing else []), body)
 
 
+idempotency_inflight = {}  # (KEY, GROUP) -> requests being handled now
+
+
 def route_idem(request):
+    """Counts idem-overlap/KEY when a request for a group arrives while another for the same group is being
+    handled: two tries of one group at once, which an outbox's fleet must never send."""
+    parts = request.parts
+    slot = (request.key, parts[2] if len(parts) > 2 else "")
+    with lock:
+        idempotency_inflight[slot] = idempotency_inflight.get(slot, 0) + 1
+        overlapping = idempotency_inflight[slot] > 1
+    if overlapping:
+        count("idem-overlap/" + request.key)
+    try:
+        return route_idem_once(request)
+    finally:
+        with lock:
+            idempotency_inflight[slot] -= 1
+
+
+def route_idem_once(request):
     key, parts, body = request.key, request.parts, request.body
     group = parts[2] if len(parts) > 2 else ""
     options = options_of(request.target, request.headers)

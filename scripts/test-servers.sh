@@ -7,7 +7,8 @@
 #                                       the ENDPOINTKIT_* variables and DIR/pids with their PIDs. nginx also
 #                                       serves https with a certificate from a test CA made for this run
 #                                       (DIR/tls/ca.crt, which scripts/with-test-ca.sh makes trusted for one
-#                                       command), and with one from a CA nobody trusts
+#                                       command), and with one from a CA nobody trusts; and PostgreSQL
+#                                       (scripts/postgres.sh), whose variables DIR/env carries too
 #   scripts/test-servers.sh stop DIR    stops them by PID
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -238,12 +239,16 @@ export ENDPOINTKIT_TEST_CA=$state/tls/ca.crt
 ENV
     curl -fsS -o /dev/null --cacert "$state/tls/ca.crt" "https://127.0.0.1:$https_port/item.json" \
         || { echo "test-servers: nginx's https server does not answer" >&2; return 1; }
+    # PostgreSQL, for the PostgreSQL outbox's tests and its fleet proof (installed from Debian when missing).
+    scripts/postgres.sh start "$state"
+    cat "$state/postgres.env" >>"$state/env"
     echo "test-servers: httpbin on $httpbin_port, nginx on $nginx_port (static), $echo_port (request echo)," \
         "$https_port (https, test CA), $http2_port (HTTP/2, test CA) and $untrusted_port (https, untrusted CA)," \
         "fault server on $fault_port"
 }
 
 stop() {
+    scripts/postgres.sh stop "$state" || true
     [ -f "$state/pids" ] || return 0
     while read -r pid; do
         kill "$pid" 2>/dev/null || true

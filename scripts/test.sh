@@ -8,8 +8,9 @@
 #      operation's credential, scripts/openapi-compile-checks.sh), every Swift code block of the
 #      docs type-checked (scripts/check-doc-examples.py), and the DocC catalog with warnings as errors, its symbol
 #      graphs read from that build; meanwhile a short run of every fuzz target (Fuzz/) builds and runs beside them
-#   4. httpbin, nginx (http, and https with a test CA made for the run) and the fault server on free loopback
-#      ports, then `swift test` with that CA trusted for it alone (the outbox crash proof alone, after the rest),
+#   4. httpbin, nginx (http, and https with a test CA made for the run), the fault server and PostgreSQL on free
+#      loopback ports, then `swift test` with that CA trusted for it alone (the outbox crash proof and the PostgreSQL
+#      outbox's fleet proof alone, after the rest),
 #      then the servers are stopped by PID
 #   5. the per-call cost gate: instructions and heap allocations per call against Benchmarks/Cost/baseline.json
 #      (scripts/cost-gate.sh; a release build)
@@ -36,7 +37,8 @@ echo "== swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests Benchmarks Fuzz \
     Adapters/AsyncHTTPClient/Sources Adapters/AsyncHTTPClient/Tests Adapters/AsyncHTTPClient/Benchmarks \
     Adapters/Observability/Sources Adapters/Observability/Tests Adapters/Observability/Benchmarks \
-    Adapters/Observability/OTLPCheck/Package.swift Adapters/Observability/OTLPCheck/Sources Generator
+    Adapters/Observability/OTLPCheck/Package.swift Adapters/Observability/OTLPCheck/Sources \
+    Adapters/Postgres/Sources Adapters/Postgres/Tests Generator
 
 echo "== self-contained (no tracked file reads a folder outside the repository)"
 scripts/check-self-contained.sh
@@ -93,10 +95,10 @@ if [ $# -eq 0 ]; then
     # would slow the tests beside it past their bounds.
     # The core's suites, then the adapters' in a run of their own, as when they were packages apart: the
     # adapters' transfers would slow the core's time-limited suites beside them.
-    adapters='EndpointKitAsyncHTTPClientTests|EndpointKitObservabilityTests'
+    adapters='EndpointKitAsyncHTTPClientTests|EndpointKitObservabilityTests|EndpointKitPostgresTests'
     scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --enable-all-traits \
         --skip "$adapters|OutboxCrashIntegrationTests"
-    echo "== the adapters' tests (AsyncHTTPClient, Observability)"
+    echo "== the adapters' tests (AsyncHTTPClient, Observability, Postgres)"
     scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --enable-all-traits --filter "$adapters"
     echo "== the outbox's crash proof (500 writes, 50 kills; scripts/outbox-crash.sh runs 10,000 and 1,000)"
     swift test --skip-build --enable-all-traits --filter OutboxCrashIntegrationTests

@@ -194,7 +194,9 @@ extension OutboxRecord {
     }
 
     /// The request to send, as an endpoint of `Kind` read as raw bytes, with the write's key.
-    package func endpoint<Kind: EndpointKind>(_ kind: Kind.Type, keyFormat: OutboxPolicy.KeyFormat) -> Endpoint<Kind, Data> {
+    package func endpoint<Kind: EndpointKind>(_ kind: Kind.Type, keyFormat: OutboxPolicy.KeyFormat) -> Endpoint<
+        Kind, Data
+    > {
         let method = HTTPMethod(rawValue: method)
         var headers = HTTPHeaders(headers.map { HTTPHeaders.Field(name: HTTPHeaders.Name($0.name), value: $0.value) })
         if headers[.idempotencyKey] == nil {

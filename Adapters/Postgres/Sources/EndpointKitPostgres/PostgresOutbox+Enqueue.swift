@@ -61,7 +61,7 @@ extension PostgresOutbox {
         let write: OutboxWrite
         do {
             write = try await withDeadline(configuration.timeout, doing: "the outbox could not keep the write") {
-                try await self.postgres.withTransaction(logger: self.store.logger) { connection in
+                try await withCarefulTransaction(self.postgres, logger: self.store.logger) { connection in
                     try await self.enqueue(endpoint, group: group, on: connection)
                 }
             }

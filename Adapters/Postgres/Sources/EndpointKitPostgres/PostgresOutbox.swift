@@ -64,7 +64,8 @@ public final class PostgresOutbox<Kind: EndpointKind>: Sendable {
             client: postgres,
             schema: configuration.schema,
             instance: configuration.instance,
-            logger: logger
+            logger: logger,
+            timeout: configuration.timeout
         )
         sender = PostgresOutboxSender(
             store: store,
@@ -72,7 +73,8 @@ public final class PostgresOutbox<Kind: EndpointKind>: Sendable {
             configuration: configuration,
             clock: client.clock,
             describe: { record, sequence in record.write(sequence: sequence, client: client) },
-            send: { record in await Outbox<Kind>.send(record, client: client, policy: policy, requestData: requestData) }
+            send: { record in await Outbox<Kind>.send(record, client: client, policy: policy, requestData: requestData)
+            }
         )
     }
 
@@ -86,7 +88,8 @@ public final class PostgresOutbox<Kind: EndpointKind>: Sendable {
         configuration: PostgresOutboxConfiguration = PostgresOutboxConfiguration(),
         logger: Logger = Logger(label: "endpointkit.outbox")
     ) throws(EndpointError) where Kind.RequestData == Void {
-        try self.init(postgres: postgres, client: client, policy: policy, configuration: configuration, logger: logger) {}
+        try self.init(postgres: postgres, client: client, policy: policy, configuration: configuration, logger: logger)
+        {}
     }
 
     /// Creates the outbox's tables, or brings them to this version: call it once at start-up, before the first

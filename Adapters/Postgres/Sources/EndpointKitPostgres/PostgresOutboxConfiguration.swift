@@ -58,7 +58,9 @@ public struct PostgresOutboxConfiguration: Sendable {
     /// Why the configuration cannot be used, if it cannot.
     var problem: String? {
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_")
-        if schema.isEmpty || schema.count > 48 || !schema.allSatisfy(allowed.contains) || schema.first!.isNumber {
+        if schema.count > 48 || !schema.allSatisfy(allowed.contains)
+            || schema.first?.isLetter != true && schema.first != "_"
+        {
             return "the outbox schema name \"\(schema)\" is not a lowercase SQL identifier of at most 48 characters"
         }
         if instance.isEmpty { return "the outbox instance name is empty" }

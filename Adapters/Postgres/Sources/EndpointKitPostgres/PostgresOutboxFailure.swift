@@ -23,7 +23,8 @@ enum PostgresOutboxFailure {
         if let message = error.serverInfo?[.message] {
             let state = error.serverInfo?[.sqlState] ?? "?"
             // An undefined table or schema: the outbox's tables were never made here.
-            let hint = ["42P01", "3F000"].contains(state) ? "; call prepare() (run() does) before the first enqueue" : ""
+            let hint =
+                ["42P01", "3F000"].contains(state) ? "; call prepare() (run() does) before the first enqueue" : ""
             return "PostgreSQL said \"\(message)\" (SQL state \(state))\(hint)"
         }
         return "PostgreSQL could not be used (\(error.code))"

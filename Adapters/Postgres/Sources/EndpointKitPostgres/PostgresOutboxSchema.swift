@@ -63,7 +63,7 @@ enum PostgresOutboxSchema {
     /// Brings `schema` to ``currentVersion``, or fails without writing to it when it is newer.
     static func prepare(_ client: PostgresClient, schema: String, logger: Logger) async throws(EndpointError) {
         do {
-            try await client.withTransaction(logger: logger) { connection in
+            try await withCarefulTransaction(client, logger: logger) { connection in
                 // One instance at a time migrates; the others wait here, then find the work done.
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(schema)))", logger: logger)
                 let version = try await Self.version(on: connection, schema: schema, logger: logger)

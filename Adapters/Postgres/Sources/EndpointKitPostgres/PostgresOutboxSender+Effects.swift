@@ -29,7 +29,9 @@ extension PostgresOutboxSender {
         for effect in effects {
             switch effect {
             case .notify(let notice):
-                if let end = Self.end(of: notice) { ends[end.write.sequence] = (end.write.group, end.state, end.status) }
+                if let end = Self.end(of: notice) {
+                    ends[end.write.sequence] = (end.write.group, end.state, end.status)
+                }
                 if case .stopped(let group) = notice { await stopGroup(group) }
             case .remove(let sequence):
                 guard let end = ends[sequence] else { continue }

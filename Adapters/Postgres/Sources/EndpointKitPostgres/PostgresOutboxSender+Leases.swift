@@ -73,7 +73,10 @@ extension PostgresOutboxSender {
         let room = shared.withLock { configuration.maximumGroups - $0.held.count }
         guard room > 0 else { return }
         let started = ContinuousClock.now
-        let leases = try await store.claim(limit: min(room, configuration.groupsPerClaim), for: configuration.leaseDuration)
+        let leases = try await store.claim(
+            limit: min(room, configuration.groupsPerClaim),
+            for: configuration.leaseDuration
+        )
         guard !leases.isEmpty else { return }
         var taken: [PostgresOutboxStore.Lease] = []
         for lease in leases {

@@ -35,7 +35,11 @@ extension PostgresOutboxSender {
             return true
         }
         if !registered { task.cancel() }
-        let outcome = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        let outcome = await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
         shared.withLock { _ = $0.tries.removeValue(forKey: group) }
         await apply(.tryEnded(group: group, attempt: attempt, outcome: outcome, jitter: .random(in: 0...1)))
         if shared.withLock({ $0.isStopping && $0.tries.isEmpty }) { jobs.continuation.finish() }

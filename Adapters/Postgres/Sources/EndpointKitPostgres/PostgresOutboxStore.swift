@@ -31,6 +31,28 @@ struct PostgresOutboxStore: Sendable {
     /// Who this instance is, in `outbox_leases.owner` and `outbox_writes.settled_by`.
     let instance: String
     let logger: Logger
+    /// How long a statement of its own may take: see ``PostgresOutboxConfiguration/timeout``.
+    let timeout: Duration
+
+    /// Runs `query` on the pool and reads its rows, under the deadline: a statement that never ends (a connection
+    /// that closed under it) fails instead of holding the sender.
+    func pooled(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await withDeadline(timeout, doing: "an outbox statement failed") { [client, logger] in
+            var rows: [PostgresRow] = []
+            for try await row in try await client.query(query, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
+    /// Runs `query` on the caller's `connection`, failing at once when the connection has closed (postgres-nio
+    /// would wait forever for a statement written to a closed connection).
+    @discardableResult
+    func run(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> PostgresRowSequence {
+        guard !connection.isClosed else {
+            throw EndpointError(.outboxStorageFailed, "the connection to PostgreSQL is closed")
+        }
+        return try await connection.query(query, logger: logger)
+    }
 
     /// The channel an enqueue notifies when its transaction commits.
     var channel: String { "\(schema)_outbox" }
@@ -42,38 +64,38 @@ struct PostgresOutboxStore: Sendable {
     func insert(id: String, group: String, record: Data, on connection: PostgresConnection) async throws -> Int64 {
         // The group's row stays locked until the transaction ends: a second enqueue to the group waits, so that
         // the group's writes become visible in the order of their numbers.
-        try await connection.query(
+        try await run(
             """
             INSERT INTO \(unescaped: schema).outbox_groups AS g (name, queued) VALUES (\(group), 1)
             ON CONFLICT (name) DO UPDATE SET queued = g.queued + 1
             """,
-            logger: logger
+            on: connection
         )
-        try await connection.query(
+        try await run(
             "INSERT INTO \(unescaped: schema).outbox_leases (name) VALUES (\(group)) ON CONFLICT DO NOTHING",
-            logger: logger
+            on: connection
         )
-        let rows = try await connection.query(
+        let rows = try await run(
             """
             INSERT INTO \(unescaped: schema).outbox_writes (id, group_name, record, size)
             VALUES (\(id), \(group), \(record), \(record.count)) RETURNING sequence
             """,
-            logger: logger
+            on: connection
         )
         var sequence: Int64 = 0
         for try await value in rows.decode(Int64.self) { sequence = value }
-        try await connection.query("SELECT pg_notify(\(channel), \(group))", logger: logger)
+        try await run("SELECT pg_notify(\(channel), \(group))", on: connection)
         return sequence
     }
 
     /// How many writes are queued, and their bytes, as `connection` sees them.
     func queued(on connection: PostgresConnection) async throws -> (count: Int, bytes: Int) {
-        let rows = try await connection.query(
+        let rows = try await run(
             """
             SELECT count(*)::bigint, coalesce(sum(size), 0)::bigint
             FROM \(unescaped: schema).outbox_writes WHERE state = 'queued'
             """,
-            logger: logger
+            on: connection
         )
         var result = (count: 0, bytes: 0)
         for try await (count, bytes) in rows.decode((Int64, Int64).self) { result = (Int(count), Int(bytes)) }
@@ -85,7 +107,7 @@ struct PostgresOutboxStore: Sendable {
     /// Claims up to `limit` groups that hold queued writes, are not stopped, and whose lease is free or lapsed,
     /// for `duration`; skips the groups another instance is claiming at this moment.
     func claim(limit: Int, for duration: Duration) async throws -> [Lease] {
-        let rows = try await client.query(
+        let rows = try await pooled(
             """
             UPDATE \(unescaped: schema).outbox_leases AS l
             SET owner = \(instance), expires_at = now() + \(duration.milliseconds) * interval '1 millisecond',
@@ -101,40 +123,41 @@ struct PostgresOutboxStore: Sendable {
                 FOR UPDATE SKIP LOCKED
             )
             RETURNING l.name, l.fence
-            """,
-            logger: logger
+            """
         )
         var leases: [Lease] = []
-        for try await (name, fence) in rows.decode((String, Int64).self) { leases.append(Lease(group: name, fence: fence)) }
+        for (name, fence) in try rows.map({ try $0.decode((String, Int64).self) }) {
+            leases.append(Lease(group: name, fence: fence))
+        }
         return leases
     }
 
     /// Extends `leases` by `duration` from now; returns those still held (the others lapsed and may be another's).
     func renew(_ leases: [Lease], for duration: Duration) async throws -> Set<Lease> {
         guard !leases.isEmpty else { return [] }
-        let rows = try await client.query(
+        let rows = try await pooled(
             """
             UPDATE \(unescaped: schema).outbox_leases AS l
             SET expires_at = now() + \(duration.milliseconds) * interval '1 millisecond'
             FROM unnest(\(leases.map(\.group))::text[], \(leases.map(\.fence))::bigint[]) AS h(name, fence)
             WHERE l.name = h.name AND l.fence = h.fence AND l.owner = \(instance) AND l.expires_at > now()
             RETURNING l.name, l.fence
-            """,
-            logger: logger
+            """
         )
         var held: Set<Lease> = []
-        for try await (name, fence) in rows.decode((String, Int64).self) { held.insert(Lease(group: name, fence: fence)) }
+        for (name, fence) in try rows.map({ try $0.decode((String, Int64).self) }) {
+            held.insert(Lease(group: name, fence: fence))
+        }
         return held
     }
 
     /// Gives `lease` back, if it is still this instance's: any instance may claim the group at once.
     func release(_ lease: Lease) async throws {
-        try await client.query(
+        _ = try await pooled(
             """
             UPDATE \(unescaped: schema).outbox_leases SET owner = NULL, expires_at = NULL
             WHERE name = \(lease.group) AND owner = \(instance) AND fence = \(lease.fence)
-            """,
-            logger: logger
+            """
         )
     }
 
@@ -143,18 +166,18 @@ struct PostgresOutboxStore: Sendable {
     /// The queued writes of `groups` numbered after `sequence`, in order.
     func queuedWrites(of groups: [String], after sequence: Int64 = 0) async throws -> [Row] {
         guard !groups.isEmpty else { return [] }
-        let rows = try await client.query(
+        let rows = try await pooled(
             """
             SELECT sequence, id, group_name, record, size, tried FROM \(unescaped: schema).outbox_writes
             WHERE state = 'queued' AND group_name = ANY(\(groups)::text[]) AND sequence > \(sequence)
             ORDER BY sequence
-            """,
-            logger: logger
+            """
         )
         var found: [Row] = []
-        for try await (sequence, id, group, record, size, tried) in rows.decode(
-            (Int64, String, String, Data?, Int32, Bool).self
-        ) {
+        for row in rows {
+            let (sequence, id, group, record, size, tried) = try row.decode(
+                (Int64, String, String, Data?, Int32, Bool).self
+            )
             found.append(Row(sequence: sequence, id: id, group: group, record: record, size: Int(size), tried: tried))
         }
         return found
@@ -198,40 +221,35 @@ struct PostgresOutboxStore: Sendable {
         query.binds.append(lease.group)
         query.binds.append(instance)
         query.binds.append(lease.fence)
-        let rows = try await client.query(query, logger: logger)
-        var changed = false
-        for try await _ in rows.decode(Int64.self) { changed = true }
-        return changed
+        let rows = try await pooled(query)
+        return !rows.isEmpty
     }
 
     /// Marks `lease`'s group stopped (a refusal under ``OutboxPolicy/RefusalAction/stopGroup``) and gives the lease
     /// back: no instance sends it until ``PostgresOutbox/resume()``.
     func stop(_ lease: Lease) async throws {
-        try await client.query(
+        _ = try await pooled(
             """
             UPDATE \(unescaped: schema).outbox_leases SET stopped = true, owner = NULL, expires_at = NULL
             WHERE name = \(lease.group) AND owner = \(instance) AND fence = \(lease.fence) AND expires_at > now()
-            """,
-            logger: logger
+            """
         )
     }
 
     /// Ends every stop, in every instance's groups.
     func resumeAll() async throws {
-        try await client.query(
-            "UPDATE \(unescaped: schema).outbox_leases SET stopped = false WHERE stopped",
-            logger: logger
+        _ = try await pooled(
+            "UPDATE \(unescaped: schema).outbox_leases SET stopped = false WHERE stopped"
         )
     }
 
     /// Sets write `sequence` aside as damaged: it stays in the table, out of the queue.
     func setAside(_ sequence: Int64) async throws {
-        try await client.query(
+        _ = try await pooled(
             """
             UPDATE \(unescaped: schema).outbox_writes SET state = 'damaged', settled_at = now(), settled_by = \(instance)
             WHERE sequence = \(sequence) AND state = 'queued'
-            """,
-            logger: logger
+            """
         )
     }
 }
@@ -239,7 +257,7 @@ struct PostgresOutboxStore: Sendable {
 extension PostgresOutboxStore {
     /// Where write `id` stands, as the database says now; `nil` for an ID it does not hold.
     func status(of id: String) async throws -> PostgresOutboxStatus? {
-        let rows = try await client.query(
+        let rows = try await pooled(
             """
             SELECT w.state, w.status, w.tried, coalesce(l.owner IS NOT NULL AND l.expires_at > now(), false),
                 w.sequence = (
@@ -249,11 +267,11 @@ extension PostgresOutboxStore {
             FROM \(unescaped: schema).outbox_writes AS w
             LEFT JOIN \(unescaped: schema).outbox_leases AS l ON l.name = w.group_name
             WHERE w.id = \(id)
-            """,
-            logger: logger
+            """
         )
         var found: PostgresOutboxStatus?
-        for try await (state, status, tried, leased, first) in rows.decode((String, Int32?, Bool, Bool, Bool?).self) {
+        for row in rows {
+            let (state, status, tried, leased, first) = try row.decode((String, Int32?, Bool, Bool, Bool?).self)
             found = Self.status(state: state, status: status.map(Int.init), sending: tried && leased && first == true)
         }
         return found

@@ -12,7 +12,13 @@ import Testing
 @Suite("PostgreSQL outbox: leases, schema, bad input", .timeLimit(.minutes(2)))
 struct PostgresOutboxLeaseTests {
     private func store(_ database: TestDatabase, _ instance: String) -> PostgresOutboxStore {
-        PostgresOutboxStore(client: database.client, schema: database.schema, instance: instance, logger: database.logger)
+        PostgresOutboxStore(
+            client: database.client,
+            schema: database.schema,
+            instance: instance,
+            logger: database.logger,
+            timeout: .seconds(10)
+        )
     }
 
     @Test("an instance whose lease lapsed and was claimed again cannot settle, mark or stop anything")
@@ -25,11 +31,16 @@ struct PostgresOutboxLeaseTests {
             let (late, next) = (store(database, "late"), store(database, "next"))
             let old = try #require(try await late.claim(limit: 1, for: .seconds(60)).first)
             // The old lease lapses (a paused process), and another instance claims the group.
-            try await database.execute("UPDATE \(database.schema).outbox_leases SET expires_at = now() - interval '1 s'")
+            try await database.execute(
+                "UPDATE \(database.schema).outbox_leases SET expires_at = now() - interval '1 s'"
+            )
             let new = try #require(try await next.claim(limit: 1, for: .seconds(60)).first)
             #expect(new.fence == old.fence + 1)
-            let sequence = try #require(try await database.integers(
-                "SELECT sequence FROM \(database.schema).outbox_writes").first)
+            let sequence = try #require(
+                try await database.integers(
+                    "SELECT sequence FROM \(database.schema).outbox_writes"
+                ).first
+            )
             #expect(try await late.markTried(Int64(sequence), under: old) == false)
             #expect(try await late.settle(Int64(sequence), as: "sent", status: 200, under: old) == false)
             try await late.stop(old)
@@ -51,8 +62,11 @@ struct PostgresOutboxLeaseTests {
             // A holder that tried the write and died: its lease runs for one more second.
             let dead = store(database, "dead")
             let lease = try #require(try await dead.claim(limit: 1, for: .seconds(1)).first)
-            let sequence = try #require(try await database.integers(
-                "SELECT sequence FROM \(database.schema).outbox_writes").first)
+            let sequence = try #require(
+                try await database.integers(
+                    "SELECT sequence FROM \(database.schema).outbox_writes"
+                ).first
+            )
             #expect(try await dead.markTried(Int64(sequence), under: lease))
             let changes = outbox.changes()
             let ended = try await running([outbox]) { await collect([changes], 1) { $0.endsWrite } }
@@ -130,8 +144,12 @@ struct PostgresOutboxLeaseTests {
         var configuration = try TestDatabase.configuration()
         // A port nothing listens on: the connection is refused.
         configuration = PostgresClient.Configuration(
-            host: "127.0.0.1", port: 1, username: configuration.username, password: nil,
-            database: configuration.database, tls: .disable
+            host: "127.0.0.1",
+            port: 1,
+            username: configuration.username,
+            password: nil,
+            database: configuration.database,
+            tls: .disable
         )
         configuration.options.connectTimeout = .seconds(2)
         let client = PostgresClient(configuration: configuration)

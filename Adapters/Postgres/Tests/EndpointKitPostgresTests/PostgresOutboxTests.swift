@@ -10,8 +10,10 @@ import Testing
 /// order; a lost answer is sent again with its key; a graceful stop finishes the try on its way.
 @Suite("PostgreSQL outbox", .timeLimit(.minutes(2)))
 struct PostgresOutboxTests {
-    @Test("a write queued in a transaction that commits is sent once; one whose transaction rolls back never exists",
-          arguments: Stack.allCases)
+    @Test(
+        "a write queued in a transaction that commits is sent once; one whose transaction rolls back never exists",
+        arguments: Stack.allCases
+    )
     func transactional(stack: Stack) async throws {
         let fixture = try FleetFixture(stack)
         try await TestDatabase.with { database in
@@ -19,16 +21,20 @@ struct PostgresOutboxTests {
             try await outbox.prepare()
             try await database.execute("CREATE TABLE \(database.schema).orders (id text PRIMARY KEY)")
             let committed = try await database.client.withTransaction(logger: database.logger) { connection in
-                try await connection.query("INSERT INTO \(unescaped: database.schema).orders VALUES ('kept')",
-                    logger: database.logger)
+                try await connection.query(
+                    "INSERT INTO \(unescaped: database.schema).orders VALUES ('kept')",
+                    logger: database.logger
+                )
                 return try await outbox.enqueue(fixture.save("kept", group: "orders"), on: connection)
             }
             struct RolledBack: Error {}
             let lost = Locked<OutboxWrite?>(nil)
             let rollback = await #expect(throws: PostgresTransactionError.self) {
                 try await database.client.withTransaction(logger: database.logger) { connection in
-                    try await connection.query("INSERT INTO \(unescaped: database.schema).orders VALUES ('gone')",
-                        logger: database.logger)
+                    try await connection.query(
+                        "INSERT INTO \(unescaped: database.schema).orders VALUES ('gone')",
+                        logger: database.logger
+                    )
                     let write = try await outbox.enqueue(fixture.save("gone", group: "orders"), on: connection)
                     lost.withLock { $0 = write }
                     throw RolledBack()
@@ -50,8 +56,10 @@ struct PostgresOutboxTests {
         }
     }
 
-    @Test("two instances share the groups and send every write once, in queue order within its group",
-          arguments: Stack.allCases)
+    @Test(
+        "two instances share the groups and send every write once, in queue order within its group",
+        arguments: Stack.allCases
+    )
     func twoInstances(stack: Stack) async throws {
         let fixture = try FleetFixture(stack)
         try await TestDatabase.with { database in
@@ -71,8 +79,11 @@ struct PostgresOutboxTests {
             let settlers = try await database.texts("SELECT DISTINCT settled_by FROM \(database.schema).outbox_writes")
             #expect(Set(settlers).isSubset(of: ["first", "second"]))
             // Every lease was given back at the stop.
-            #expect(try await database.integers(
-                "SELECT count(*)::bigint FROM \(database.schema).outbox_leases WHERE owner IS NOT NULL") == [0])
+            #expect(
+                try await database.integers(
+                    "SELECT count(*)::bigint FROM \(database.schema).outbox_leases WHERE owner IS NOT NULL"
+                ) == [0]
+            )
         }
     }
 
@@ -98,8 +109,10 @@ struct PostgresOutboxTests {
         }
     }
 
-    @Test("a graceful stop lets the try on its way end and settles it, leaves the rest queued and gives the lease back",
-          arguments: Stack.allCases)
+    @Test(
+        "a graceful stop lets the try on its way end and settles it, leaves the rest queued and gives the lease back",
+        arguments: Stack.allCases
+    )
     func gracefulStop(stack: Stack) async throws {
         let fixture = try FleetFixture(stack)
         try await TestDatabase.with { database in
@@ -129,8 +142,11 @@ struct PostgresOutboxTests {
             #expect(try await outbox.status(of: held.id) == .sent(statusCode: 200))
             #expect(try await outbox.status(of: later.id) == .queued)
             #expect(try await fixture.applied() == ["g": ["held"]])
-            #expect(try await database.integers(
-                "SELECT count(*)::bigint FROM \(database.schema).outbox_leases WHERE owner IS NOT NULL") == [0])
+            #expect(
+                try await database.integers(
+                    "SELECT count(*)::bigint FROM \(database.schema).outbox_leases WHERE owner IS NOT NULL"
+                ) == [0]
+            )
         }
     }
 }
