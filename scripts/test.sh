@@ -102,6 +102,10 @@ if [ $# -eq 0 ]; then
     scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --enable-all-traits --filter "$adapters"
     echo "== the outbox's crash proof (500 writes, 50 kills; scripts/outbox-crash.sh runs 10,000 and 1,000)"
     swift test --skip-build --enable-all-traits --filter OutboxCrashIntegrationTests
+    echo "== the PostgreSQL outbox's fleet proof (1,000 writes, 20 groups, 4 senders, 20 kills, 1 restart of"
+    echo "   PostgreSQL, 5 terminated connections; scripts/outbox-fleet.py proof runs 10,000 writes and 333 faults)"
+    ENDPOINTKIT_BIN="$(swift build --enable-all-traits --show-bin-path)" python3 scripts/outbox-fleet.py proof \
+        --writes 1000 --groups 20 --kills 20 --restarts 1 --terminates 5 --seed 20261129 --pace 0.3
 else
     scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --enable-all-traits "$@"
 fi

@@ -8,7 +8,21 @@ import Logging
 extension PostgresOutboxSender {
     /// Starts try `attempt` of `write` in the loop's task group.
     func startTry(of write: OutboxState.Write, attempt: UInt64) {
-        schedule { await self.runTry(of: write, attempt: attempt) }
+        let started = shared.withLock { shared -> Bool in
+            guard !shared.isStopping else { return false }
+            shared.active += 1
+            return true
+        }
+        guard started else { return }
+        schedule {
+            await self.runTry(of: write, attempt: attempt)
+            // Settled (or left queued): a graceful stop that waits for the last try may end now.
+            let last = self.shared.withLock { shared -> Bool in
+                shared.active -= 1
+                return shared.isStopping && shared.active == 0
+            }
+            if last { self.jobs.continuation.finish() }
+        }
     }
 
     private func runTry(of write: OutboxState.Write, attempt: UInt64) async {
@@ -42,7 +56,6 @@ extension PostgresOutboxSender {
         }
         shared.withLock { _ = $0.tries.removeValue(forKey: group) }
         await apply(.tryEnded(group: group, attempt: attempt, outcome: outcome, jitter: .random(in: 0...1)))
-        if shared.withLock({ $0.isStopping && $0.tries.isEmpty }) { jobs.continuation.finish() }
     }
 }
 #endif

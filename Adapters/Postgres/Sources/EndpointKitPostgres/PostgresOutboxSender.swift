@@ -29,6 +29,8 @@ final class PostgresOutboxSender: Sendable {
         var held: [String: Held] = [:]
         /// The try on its way in each group, to cancel when the group's lease is lost.
         var tries: [String: Task<OutboxState.Outcome, Never>] = [:]
+        /// Tries started and not yet settled: a graceful stop waits for them.
+        var active = 0
         var subscribers: [UInt64: AsyncStream<OutboxChange>.Continuation] = [:]
         var nextID: UInt64 = 0
         var isStopping = false
@@ -87,7 +89,7 @@ final class PostgresOutboxSender: Sendable {
         let idle = shared.withLock { shared -> Bool in
             shared.isStopping = true
             _ = shared.state.apply(.closed, now: Date())
-            return shared.tries.isEmpty
+            return shared.active == 0
         }
         wakes.continuation.finish()
         if idle { jobs.continuation.finish() }
