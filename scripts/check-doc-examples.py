@@ -9,9 +9,11 @@ error the compiler prints) says so on the line before it: `<!-- fragment: why --
     scripts/check-doc-examples.py MODULES_DIR [FILTER]   # FILTER: only blocks whose file contains it
     scripts/check-doc-examples.py MODULES_DIR --adapter
 
-A block that imports the Observability adapter (`import EndpointKitObservability`) is checked by the second form
-only, as are the doc comments of Adapters/Observability, each with that import added; MODULES_DIR is then that of a
-build with the Observability trait on (scripts/test.sh builds with every trait on, and runs both forms).
+A block that imports the Observability or the PostgreSQL adapter (`import EndpointKitObservability`,
+`import EndpointKitPostgres`) is checked by the second form only, as are the doc comments and READMEs of
+Adapters/Observability and Adapters/Postgres, each with both imports (and PostgresNIO's and Logging's) added;
+MODULES_DIR is then that of a build with every trait on (scripts/test.sh builds so, and runs both forms), and the C
+modules under it (SwiftNIO's, for PostgresNIO) are found through their module maps.
 """
 import concurrent.futures
 import pathlib
@@ -58,25 +60,28 @@ def comment_blocks(path):
         index += 1
 
 
-ADAPTER_IMPORT = re.compile(r"^import EndpointKitObservability\b", re.M)
+ADAPTER_IMPORT = re.compile(r"^import EndpointKit(Observability|Postgres)\b", re.M)
+ADAPTER_FOLDERS = ("Adapters/Observability/", "Adapters/Postgres/")
+ADAPTER_HEADER = "import EndpointKitObservability\nimport EndpointKitPostgres\nimport PostgresNIO\nimport Logging\n"
 
 
 def blocks(only, adapter):
     """The blocks to check: those that need no adapter, or (with `adapter`) only those that need the adapter."""
     documents = [pathlib.Path("README.md")] + sorted(pathlib.Path("Sources/EndpointKit/EndpointKit.docc").rglob("*.md"))
-    documents += [pathlib.Path("Adapters/Observability/README.md")]
+    documents += [pathlib.Path("Adapters/Observability/README.md"), pathlib.Path("Adapters/Postgres/README.md")]
     found = []
     for path in documents:
         for line, text, marked in markdown_blocks(path):
             found.append((str(path), line, text, marked))
-    for folder in ["Sources/EndpointKit", "Sources/EndpointKitTesting", "Adapters/Observability/Sources"]:
+    for folder in ["Sources/EndpointKit", "Sources/EndpointKitTesting", "Adapters/Observability/Sources",
+                   "Adapters/Postgres/Sources"]:
         for path in sorted(pathlib.Path(folder).rglob("*.swift")):
             if folder == "Sources/EndpointKit" and "EndpointKitTesting" in str(path):
                 continue
             for line, text, marked in comment_blocks(path):
                 found.append((str(path), line, text, marked))
     for block in found:
-        needs_adapter = bool(ADAPTER_IMPORT.search(block[2])) or block[0].startswith("Adapters/Observability/Sources")
+        needs_adapter = bool(ADAPTER_IMPORT.search(block[2])) or block[0].startswith(ADAPTER_FOLDERS)
         if needs_adapter == adapter:
             yield block
 
@@ -86,9 +91,9 @@ HEADER = "import EndpointKit\nimport EndpointKitTesting\nimport Foundation\nimpo
 
 def typecheck(modules, folder, text, prelude):
     main = folder / "main.swift"
-    header = HEADER + ("import EndpointKitObservability\n" if ADAPTER else "")
+    header = HEADER + (ADAPTER_HEADER if ADAPTER else "")
     main.write_text(header + ("import DocPrelude\n" if prelude else "") + text + "\n")
-    search = ["-I", modules] + (["-I", prelude] if prelude else [])
+    search = ["-I", modules] + (["-I", prelude] if prelude else []) + (C_MODULES if ADAPTER else [])
     command = ["swiftc", "-typecheck", "-swift-version", "6", *search, "-module-name", "DocExample", str(main)]
     result = subprocess.run(command, capture_output=True, text=True)
     errors = [line for line in result.stderr.split("\n") if "error:" in line]
@@ -105,12 +110,25 @@ def check(modules, number, block):
         with_prelude, errors = typecheck(modules, folder, text, PRELUDE)
         if with_prelude:
             return None
-        shown = [re.sub(r"^.*main\.swift:(\d+):\d+: ", lambda m: f"line {int(m.group(1)) - (9 if ADAPTER else 8)}: ", e) for e in errors[:3]]
+        shown = [re.sub(r"^.*main\.swift:(\d+):\d+: ", lambda m: f"line {int(m.group(1)) - (12 if ADAPTER else 8)}: ", e) for e in errors[:3]]
         return f"{path}:{line}: the example does not type-check:\n    " + "\n    ".join(shown)
 
 
 PRELUDE = ""
 ADAPTER = False
+C_MODULES = []
+
+
+def c_modules(modules):
+    """The flags that find the C modules of the build whose modules are in `modules`: each module map in the build
+    folder, and each package's public headers."""
+    build = pathlib.Path(modules).parent
+    flags = []
+    for path in sorted(build.glob("*/module.modulemap")):
+        flags += ["-Xcc", f"-fmodule-map-file={path}"]
+    for include in sorted(build.parent.parent.glob("checkouts/*/Sources/*/include")):
+        flags += ["-Xcc", f"-I{include}"]
+    return flags
 
 
 def build_prelude(modules, folder):
@@ -126,11 +144,12 @@ def build_prelude(modules, folder):
 
 
 def main():
-    global PRELUDE, ADAPTER
+    global PRELUDE, ADAPTER, C_MODULES
     arguments = [argument for argument in sys.argv[1:] if argument != "--adapter"]
     adapter = "--adapter" in sys.argv[1:]
     ADAPTER = adapter
     modules = arguments[0]
+    C_MODULES = c_modules(modules) if adapter else []
     only = arguments[1] if len(arguments) > 1 else ""
     prelude_folder = tempfile.mkdtemp(prefix="doc-prelude-")
     try:

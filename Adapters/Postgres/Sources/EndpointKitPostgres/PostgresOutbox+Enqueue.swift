@@ -7,9 +7,15 @@ extension PostgresOutbox {
     /// Queues `endpoint` in `group` on `connection`, inside the transaction the caller has open on it: the write
     /// is kept, and senders are woken, only when that transaction commits; a rollback leaves nothing.
     ///
-    ///     try await postgres.withTransaction(logger: logger) { connection in
-    ///         try await connection.query("INSERT INTO orders (id) VALUES (\(orderID))", logger: logger)
-    ///         try await outbox.enqueue(.charge(orderID), group: "orders", on: connection)
+    ///     func placeOrder(_ id: String, postgres: PostgresClient, outbox: PostgresOutbox<EndpointKinds.Public>)
+    ///         async throws
+    ///     {
+    ///         let logger = Logger(label: "orders")
+    ///         try await postgres.withTransaction(logger: logger) { connection in
+    ///             try await connection.query("INSERT INTO orders (id) VALUES (\(id))", logger: logger)
+    ///             let charge = Endpoint<EndpointKinds.Public, Data>(method: .post, path: "orders/\(id)/charge")
+    ///             try await outbox.enqueue(charge, group: "orders", on: connection)
+    ///         }
     ///     }
     ///
     /// Writes to one group wait for each other's transactions (a row lock on the group, held to the commit), so
@@ -49,7 +55,10 @@ extension PostgresOutbox {
 
     /// Queues `endpoint` in `group` in a transaction of its own: kept when this returns.
     ///
-    ///     try await outbox.enqueue(.createItem(newItem), group: "items")
+    ///     func create(_ item: NewItem, outbox: PostgresOutbox<EndpointKinds.Public>) async throws {
+    ///         let endpoint = Endpoint<EndpointKinds.Public, Data>(method: .post, path: "items", body: JSONBody(item))
+    ///         try await outbox.enqueue(endpoint, group: "items")
+    ///     }
     ///
     /// - Returns: The write, as ``changes()`` reports it.
     /// - Throws: As ``enqueue(_:group:on:)``.

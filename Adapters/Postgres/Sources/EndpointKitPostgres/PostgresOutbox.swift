@@ -5,15 +5,17 @@ import Logging
 import PostgresNIO
 
 /// An outbox that a fleet of servers shares in PostgreSQL: a write is queued in the caller's own transaction, and
-/// any instance sends it, once, with one `Idempotency-Key` across every try and every instance. See
-/// <doc:RunningAFleet>.
+/// any instance sends it, once, with one `Idempotency-Key` across every try and every instance. See the article
+/// *Running a fleet* in EndpointKit's documentation.
 ///
-///     let outbox = try PostgresOutbox<EndpointKinds.Private>(postgres: postgres, client: client) {
-///         await currentToken()
-///     }
-///     try await postgres.withTransaction(logger: logger) { connection in
-///         try await connection.query("INSERT INTO orders (id) VALUES (\(orderID))", logger: logger)
-///         try await outbox.enqueue(.charge(orderID), group: "orders", on: connection)
+///     func placeOrder(_ id: String, postgres: PostgresClient, client: EndpointClient) async throws {
+///         let outbox = try PostgresOutbox<EndpointKinds.Public>(postgres: postgres, client: client)
+///         let logger = Logger(label: "orders")
+///         try await postgres.withTransaction(logger: logger) { connection in
+///             try await connection.query("INSERT INTO orders (id) VALUES (\(id))", logger: logger)
+///             let charge = Endpoint<EndpointKinds.Public, Data>(method: .post, path: "orders/\(id)/charge")
+///             try await outbox.enqueue(charge, group: "orders", on: connection)
+///         }
 ///     }
 ///
 /// - **Transactional**: ``enqueue(_:group:on:)`` writes to the caller's connection; the write exists only if the
