@@ -64,7 +64,14 @@ let package = Package(
     targets: [
         .target(name: "EndpointKit"),
         .target(name: "EndpointKitTesting", dependencies: ["EndpointKit"]),
-        .executableTarget(name: "EndpointKitDemo", dependencies: ["EndpointKit", "EndpointKitTesting"]),
+        // With the Postgres trait, the demo's last step runs two sender processes on one PostgreSQL outbox.
+        .executableTarget(
+            name: "EndpointKitDemo",
+            dependencies: [
+                "EndpointKit", "EndpointKitTesting",
+                .target(name: "EndpointKitPostgres", condition: postgres),
+            ] + postgresDependencies
+        ),
         .executableTarget(
             name: "EndpointKitBenchmarks",
             dependencies: ["EndpointKit"],

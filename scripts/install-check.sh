@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs EndpointKit the way a new user does, by URL, and makes one call with each set of traits: a bare clone of
-# this checkout's HEAD is tagged with the CHANGELOG's version and served as file://; four packages depend on it with
-# `from:` and no trait, AsyncHTTPClient, Observability, or both; each builds and calls httpbin on loopback. With no
-# trait, the package must resolve nothing but EndpointKit.
+# this checkout's HEAD is tagged with the CHANGELOG's version and served as file://; five packages depend on it with
+# `from:` and no trait, AsyncHTTPClient, Observability, both, or Postgres; each builds and calls httpbin on loopback.
+# With no trait, the package must resolve nothing but EndpointKit; with Postgres, postgres-nio's graph.
 #   scripts/install-check.sh HTTPBIN_URL [SCRATCH]
 # The two packages that need SwiftNIO are built in SCRATCH (a folder of their own unless given). scripts/test.sh
 # passes its own build's .build, once it is done with it: SwiftNIO there is already built with the same flags, at
@@ -61,6 +61,13 @@ scratch=$work/scratch-small
 user user-none '' "$(product EndpointKit)" '' ''
 user user-observability '"Observability"' "$(product EndpointKit), $(product EndpointKitObservability)" \
     'import EndpointKitObservability' ', middleware: [Observability()]'
+# The PostgreSQL outbox: made (no server is needed until it is used), beside the same call.
+user user-postgres '"Postgres"' "$(product EndpointKit), $(product EndpointKitPostgres)" \
+    $'import EndpointKitPostgres\nimport PostgresNIO\nlet postgres = PostgresClient(configuration: .init(host: "127.0.0.1", username: "u", password: nil, database: nil, tls: .disable))\nlet outbox = try PostgresOutbox<EndpointKinds.Public>(postgres: postgres, client: EndpointClient(environment: .init(baseURL: URL(string: "http://127.0.0.1")!)))' ''
+if ! grep -q '"identity" : "postgres-nio"' "$work/user-postgres/Package.resolved"; then
+    echo "install check: with the Postgres trait the package did not resolve postgres-nio" >&2
+    exit 1
+fi
 
 # With the traits off, each adapter's type, in every form the docs show it, fails with the message that names the
 # trait and the line to add (a stand-in that conformed to nothing gave "does not conform to expected type" instead).
@@ -78,6 +85,7 @@ let package = Package(
             name: "App",
             dependencies: [
                 $(product EndpointKit), $(product EndpointKitAsyncHTTPClient), $(product EndpointKitObservability),
+                $(product EndpointKitPostgres),
             ]
         )
     ]
@@ -88,10 +96,12 @@ forms=(
     'let client = EndpointClient(environment: environment, transport: AsyncHTTPClientTransport())'
     'let middleware = Observability()'
     'let client = EndpointClient(environment: environment, middleware: [Observability()])'
+    'let outbox: PostgresOutbox<EndpointKinds.Public>? = nil'
 )
 for index in "${!forms[@]}"; do
     {
-        printf 'import EndpointKit\nimport EndpointKitAsyncHTTPClient\nimport EndpointKitObservability\n\n'
+        printf 'import EndpointKit\nimport EndpointKitAsyncHTTPClient\nimport EndpointKitObservability\n'
+        printf 'import EndpointKitPostgres\n\n'
         printf 'func form%s(_ environment: ServerEnvironment) {\n    %s\n}\n' "$index" "${forms[$index]}"
     } >"$work/user-off/Sources/App/Form$index.swift"
 done
@@ -101,7 +111,7 @@ if swift build --package-path "$work/user-off" --scratch-path "$scratch" >"$work
     exit 1
 fi
 for index in "${!forms[@]}"; do
-    pattern="Form$index.swift:[0-9]+:[0-9]+: error: .*needs EndpointKit's (AsyncHTTPClient|Observability) trait: \.package"
+    pattern="Form$index.swift:[0-9]+:[0-9]+: error: .*needs EndpointKit's (AsyncHTTPClient|Observability|Postgres) trait: \.package"
     if ! grep -Eq "$pattern" "$work/user-off.log"; then
         echo "install check: with the traits off, '${forms[$index]}' does not say which trait to turn on:" >&2
         grep "Form$index.swift.*error:" "$work/user-off.log" >&2 || tail -20 "$work/user-off.log" >&2

@@ -19,6 +19,8 @@ let usage = """
       --record FILE.har   record every exchange to FILE.har (HAR 1.2, secrets redacted)
       --replay FILE.har   answer every request from FILE.har: no server is asked; the output is the recorded run's
     The durable-write step always runs against the built-in stub (its child process is `--outbox-child DIR`).
+    Built with the Postgres trait and with ENDPOINTKIT_POSTGRES_URL set, a last step runs two sender processes
+    (`--fleet-sender SCHEMA NAME`) that drain one PostgreSQL outbox; it is left out with --record or --replay.
     With --record or --replay, timings are not printed, so that the two runs print the same.
     """
 
@@ -27,6 +29,7 @@ var tokenArgument: String?
 var recordFile: String?
 var replayFile: String?
 var outboxChild: String?
+var fleetSender: (schema: String, name: String)?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -35,6 +38,8 @@ while let argument = arguments.popFirst() {
     case "--record": recordFile = arguments.popFirst()
     case "--replay": replayFile = arguments.popFirst()
     case "--outbox-child": outboxChild = arguments.popFirst()
+    case "--fleet-sender":
+        if let schema = arguments.popFirst(), let name = arguments.popFirst() { fleetSender = (schema, name) }
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -46,6 +51,10 @@ while let argument = arguments.popFirst() {
 
 // The durable-write step's child process: it edits offline, then is killed.
 if let outboxChild { await OutboxStep.runOfflineChild(directory: URL(fileURLWithPath: outboxChild)) }
+#if Postgres
+// The fleet step's sender processes.
+if let fleetSender { await FleetStep.runSender(schema: fleetSender.schema, name: fleetSender.name) }
+#endif
 
 if recordFile != nil, replayFile != nil {
     FileHandle.standardError.write(Data("--record and --replay cannot go together\n\(usage)\n".utf8))
@@ -267,6 +276,18 @@ await step("A write that survives: an edit made offline, the process killed, the
     () async throws(EndpointError) in
     try await OutboxStep.run()
 }
+
+#if Postgres
+// Left out of a recording or a replay: its senders are processes of their own, outside the recording.
+if recordFile == nil, replayFile == nil {
+    await step("A fleet: two sender processes drain one PostgreSQL outbox, each write sent once, in order") {
+        () async throws(EndpointError) in
+        do { try await FleetStep.run() } catch let error as EndpointError { throw error } catch {
+            throw EndpointError(.invalidRequest, "the fleet step failed: \(error)")
+        }
+    }
+}
+#endif
 
 print("Calling .search(for:) without a token does not compile: the private kind needs an AccessToken.")
 if let recorder, let recordFile {
