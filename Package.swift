@@ -6,7 +6,7 @@ import PackageDescription
 // enables a trait resolves that adapter's dependencies only (SwiftPM 6.2 and later leave out dependencies that only
 // a disabled trait uses).
 //
-//     .package(url: "https://github.com/endpointkit/endpointkit.git", from: "0.13.0", traits: ["AsyncHTTPClient"])
+//     .package(url: "https://github.com/endpointkit/endpointkit.git", from: "0.14.0", traits: ["AsyncHTTPClient"])
 let asyncHTTPClient = TargetDependencyCondition.when(traits: ["AsyncHTTPClient"])
 let observability = TargetDependencyCondition.when(traits: ["Observability"])
 let openAPI = TargetDependencyCondition.when(traits: ["OpenAPI"])

@@ -76,7 +76,7 @@ public struct RequestDefaults: Sendable, CustomReflectable {
     public static let defaultMaximumResponseSize = 64 << 20
 
     /// The EndpointKit release this source belongs to.
-    public static let libraryVersion = "0.13.0"
+    public static let libraryVersion = "0.14.0"
 
     /// The `User-Agent` sent unless you set another: `EndpointKit/` and ``libraryVersion``.
     public static let userAgent = "EndpointKit/\(libraryVersion)"

@@ -12,7 +12,7 @@ public struct HARArchive: Codable, Sendable, Equatable {
     public init(entries: [Entry] = [], failures: [Failure] = []) {
         log = Log(
             version: "1.2",
-            creator: Creator(name: "EndpointKit", version: "0.13.0"),
+            creator: Creator(name: "EndpointKit", version: "0.14.0"),
             entries: entries,
             _failures: failures.isEmpty ? nil : failures
         )

@@ -9,7 +9,7 @@ import EndpointKit
     unavailable,
     message: """
         AsyncHTTPClientTransport needs EndpointKit's AsyncHTTPClient trait: .package(url: \
-        "https://github.com/endpointkit/endpointkit.git", from: "0.13.0", traits: ["AsyncHTTPClient"])
+        "https://github.com/endpointkit/endpointkit.git", from: "0.14.0", traits: ["AsyncHTTPClient"])
         """
 )
 public final class AsyncHTTPClientTransport: Transport {

@@ -9,7 +9,7 @@ import EndpointKit
     unavailable,
     message: """
         Observability needs EndpointKit's Observability trait: .package(url: \
-        "https://github.com/endpointkit/endpointkit.git", from: "0.13.0", traits: ["Observability"])
+        "https://github.com/endpointkit/endpointkit.git", from: "0.14.0", traits: ["Observability"])
         """
 )
 public struct Observability: Middleware {
