@@ -54,7 +54,8 @@ struct OutboxUnderTest: Sendable {
 }
 
 /// The outbox's promises, each over both storages (a directory, PostgreSQL) and both transports: order per group
-/// with one key per write across tries, refusals, expiry, bounds, and no credential kept.
+/// with one key per write across tries, refusals, pause and backoff, `.unknown`, expiry, bounds, and no credential
+/// kept.
 @Suite("Outbox conformance over both storages", .timeLimit(.minutes(2)))
 struct OutboxConformanceTests {
     static let cases = Storage.allCases.flatMap { storage in Stack.allCases.map { (storage, $0) } }
@@ -137,6 +138,63 @@ struct OutboxConformanceTests {
                 #expect(error.kind == .writeExpired)
             }
             #expect(try await fixture.count("idem") == 0)
+        }
+    }
+
+    @Test("a lost answer pauses the group with its backoff, and the write is then sent with its key", arguments: cases)
+    func pause(storage: Storage, stack: Stack) async throws {
+        let fixture = try FleetFixture(stack)
+        try await TestDatabase.with { database in
+            let outbox = try await OutboxUnderTest.make(storage, fixture, database, policy: Self.fast())
+            let lossy = [URLQueryItem(name: "drop", value: "1")]
+            let write = try await outbox.enqueue(fixture.save("paused once", group: "g", query: lossy), "g")
+            let changes = outbox.changes()
+            try await outbox.sending {
+                let seen = await collect([changes], 2) { change in
+                    if case .paused = change { return true }
+                    return change.endsWrite
+                }
+                guard seen.count == 2, case .paused(let group, let error, _) = seen[0],
+                    case .sent(let sent, 200) = seen[1]
+                else {
+                    Issue.record("expected a pause, then the write sent; got \(seen)")
+                    return
+                }
+                #expect(group == "g")
+                #expect(error.mayHaveBeenSent)
+                #expect(sent.id == write.id)
+            }
+            #expect(try await fixture.count("idem-replayed") == 1)
+            #expect(try await fixture.applied() == ["g": ["paused once"]])
+        }
+    }
+
+    @Test(
+        "a write that may have reached the server and then passes its age ends unknown, never expired",
+        arguments: cases
+    )
+    func unknown(storage: Storage, stack: Stack) async throws {
+        let fixture = try FleetFixture(stack)
+        try await TestDatabase.with { database in
+            // Its answer is lost; the pause that follows (1.5 s at least) outlasts its age (1 s).
+            var policy = OutboxPolicy()
+            policy.maximumAge = .seconds(1)
+            policy.initialBackoff = .seconds(3)
+            policy.maximumBackoff = .seconds(3)
+            let outbox = try await OutboxUnderTest.make(storage, fixture, database, policy: policy)
+            let lossy = [URLQueryItem(name: "drop", value: "1")]
+            let write = try await outbox.enqueue(fixture.save("maybe", group: "g", query: lossy), "g")
+            let changes = outbox.changes()
+            try await outbox.sending {
+                let ended = await collect([changes], 1) { $0.endsWrite }
+                guard case .unknown(let unknown, let error)? = ended.first else {
+                    Issue.record("expected the write unknown, got \(ended)")
+                    return
+                }
+                #expect(unknown.id == write.id)
+                #expect(error.kind == .writeOutcomeUnknown)
+            }
+            #expect(try await fixture.count("idem-applied") == 1)
         }
     }
 
