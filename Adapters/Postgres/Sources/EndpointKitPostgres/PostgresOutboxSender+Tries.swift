@@ -25,6 +25,27 @@ extension PostgresOutboxSender {
         }
     }
 
+    /// Cancels `task` once `lease` may have lapsed, by this process's clock: at the group's deadline, which each
+    /// renewal moves on, whatever the loop is doing (a refresh may be waiting on the database meanwhile).
+    private func watch(
+        _ task: Task<OutboxState.Outcome, Never>,
+        group: String,
+        lease: PostgresOutboxStore.Lease
+    ) -> Task<Void, Never> {
+        Task { [weak self] in
+            while !Task.isCancelled {
+                let deadline = self?.shared.withLock { shared in
+                    shared.held[group].flatMap { $0.lease == lease ? $0.deadline : nil }
+                }
+                guard let deadline, deadline > .now else {
+                    task.cancel()
+                    return
+                }
+                try? await Task.sleep(until: deadline, clock: .continuous)
+            }
+        }
+    }
+
     private func runTry(of write: OutboxState.Write, attempt: UInt64) async {
         let group = write.group
         let now = ContinuousClock.now
@@ -49,11 +70,13 @@ extension PostgresOutboxSender {
             return true
         }
         if !registered { task.cancel() }
+        let watchdog = watch(task, group: group, lease: lease)
         let outcome = await withTaskCancellationHandler {
             await task.value
         } onCancel: {
             task.cancel()
         }
+        watchdog.cancel()
         shared.withLock { _ = $0.tries.removeValue(forKey: group) }
         await apply(.tryEnded(group: group, attempt: attempt, outcome: outcome, jitter: .random(in: 0...1)))
     }

@@ -117,11 +117,13 @@ final class PostgresOutboxSender: Sendable {
         }
     }
 
-    /// Wakes the loop at the poll interval, or more often when leases must be renewed sooner.
+    /// Wakes the loop at the poll interval, or more often when leases must be renewed sooner, and gives up each
+    /// lease whose deadline has passed even while the loop waits on the database.
     private func tick() async {
         let interval = min(configuration.pollInterval, configuration.leaseDuration / 3)
         while !Task.isCancelled {
             do { try await Task.sleep(for: interval) } catch { return }
+            releaseLapsed()
             wake()
         }
     }
