@@ -3,8 +3,9 @@ import Foundation
 /// The whole state of an ``Outbox``'s queue as one value, and every change to it as one pure transition:
 /// `state.apply(event, now:)` changes the value and returns the effects to carry out, in the order given.
 ///
-/// Nothing here locks, waits, reads a clock or touches the disk: the outbox (`OutboxQueue`) applies one event under
-/// its lock and carries out the effects. The rules, each proven by `OutboxStatePropertyTests` over random runs:
+/// Nothing here locks, waits, reads a clock or touches the disk: the outbox (`OutboxQueue` for a directory,
+/// `PostgresOutboxSender` for a fleet's groups) applies one event under its lock and carries out the effects. The
+/// rules, each proven by `OutboxStatePropertyTests` over random runs:
 /// - one try at a time per group (so per write), and a group sends its writes in the order they were queued;
 /// - a write that ends is settled in the stores, then reported, then taken off the disk: nothing leaves the disk
 ///   before the stores and the readers of the changes know how it ended;
