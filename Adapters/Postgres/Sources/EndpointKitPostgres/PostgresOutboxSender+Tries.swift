@@ -32,7 +32,8 @@ extension PostgresOutboxSender {
         group: String,
         lease: PostgresOutboxStore.Lease
     ) -> Task<Void, Never> {
-        Task { [weak self] in
+        // Kept by the try, which cancels it when the try ends.
+        let watchdog = Task { [weak self] in
             while !Task.isCancelled {
                 let deadline = self?.shared.withLock { shared in
                     shared.held[group].flatMap { $0.lease == lease ? $0.deadline : nil }
@@ -44,6 +45,7 @@ extension PostgresOutboxSender {
                 try? await Task.sleep(until: deadline, clock: .continuous)
             }
         }
+        return watchdog
     }
 
     private func runTry(of write: OutboxState.Write, attempt: UInt64) async {
