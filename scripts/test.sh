@@ -2,7 +2,7 @@
 # The README's test command: sets up everything on a fresh Debian machine, then runs every check.
 #   1. formatting (swift format lint --strict); nothing read from outside the repository
 #      (scripts/check-self-contained.sh); no function past 60 lines, no unowned task (scripts/shape-check.py)
-#   2. one build of every target with every trait on (the core, both adapters, their tests and benchmarks;
+#   2. one build of every target with every trait on (the core, the adapters, their tests and benchmarks;
 #      SwiftNIO built once), failing on any warning in the project's own files
 #   3. the compile checks (a private endpoint without its token must not compile; nor a generated one without its
 #      operation's credential, scripts/openapi-compile-checks.sh), every Swift code block of the

@@ -25,16 +25,8 @@ enum FleetStep {
     /// The pool for `ENDPOINTKIT_POSTGRES_URL`, or `nil` when it is not set.
     static func postgres() -> PostgresClient? {
         guard let value = ProcessInfo.processInfo.environment["ENDPOINTKIT_POSTGRES_URL"],
-            let url = URLComponents(string: value)
+            let configuration = PostgresClient.Configuration(loopbackURL: value)
         else { return nil }
-        let configuration = PostgresClient.Configuration(
-            host: url.host ?? "127.0.0.1",
-            port: url.port ?? 5432,
-            username: url.user ?? "endpointkit",
-            password: url.password,
-            database: String(url.path.dropFirst()),
-            tls: .disable
-        )
         return PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
 

@@ -280,7 +280,7 @@ await step("A write that survives: an edit made offline, the process killed, the
 #if Postgres
 // Left out of a recording or a replay: its senders are processes of their own, outside the recording.
 if recordFile == nil, replayFile == nil {
-    await step("A fleet: two sender processes drain one PostgreSQL outbox, each write sent once, in order") {
+    await step("A fleet: two sender processes drain one PostgreSQL outbox") {
         () async throws(EndpointError) in
         do { try await FleetStep.run() } catch let error as EndpointError { throw error } catch {
             throw EndpointError(.invalidRequest, "the fleet step failed: \(error)")

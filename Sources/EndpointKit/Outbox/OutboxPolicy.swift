@@ -54,3 +54,21 @@ public struct OutboxPolicy: Sendable {
         return max(jittered, retryAfter ?? .zero)
     }
 }
+
+extension OutboxPolicy {
+    /// Why a write of `size` bytes cannot join a queue of `count` writes and `bytes` bytes under these bounds, if it
+    /// cannot: the one rule of the directory's outbox and a fleet's.
+    package func boundsProblem(count: Int, bytes: Int, adding size: Int) -> EndpointError? {
+        if count >= maximumCount {
+            return EndpointError(.outboxFull, "the outbox holds \(count) writes, its maximum; nothing was queued")
+        }
+        if bytes + size > maximumSize {
+            return EndpointError(
+                .outboxFull,
+                "the outbox holds \(bytes) bytes, and this write of \(size) would pass its maximum of "
+                    + "\(maximumSize); nothing was queued"
+            )
+        }
+        return nil
+    }
+}

@@ -118,17 +118,7 @@ final class OutboxQueue: Sendable {
     /// Why a write of `size` bytes cannot be queued now, if it cannot.
     private func boundsProblem(adding size: Int) -> EndpointError? {
         let (count, bytes) = shared.withLock { ($0.queue.count, $0.queue.bytes) }
-        if count >= policy.maximumCount {
-            return EndpointError(.outboxFull, "the outbox holds \(count) writes, its maximum; nothing was queued")
-        }
-        if bytes + size > policy.maximumSize {
-            return EndpointError(
-                .outboxFull,
-                "the outbox holds \(bytes) bytes, and this write of \(size) would pass its maximum of "
-                    + "\(policy.maximumSize); nothing was queued"
-            )
-        }
-        return nil
+        return policy.boundsProblem(count: count, bytes: bytes, adding: size)
     }
 
     // MARK: Starting and stopping

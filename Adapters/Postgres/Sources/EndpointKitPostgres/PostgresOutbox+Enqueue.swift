@@ -45,7 +45,9 @@ extension PostgresOutbox {
         let sequence: Int64
         do {
             let queued = try await store.queued(on: connection)
-            if let full = boundsProblem(queued, adding: data.count) { throw full }
+            if let full = policy.boundsProblem(count: queued.count, bytes: queued.bytes, adding: data.count) {
+                throw full
+            }
             sequence = try await store.insert(id: record.id, group: record.group, record: data, on: connection)
         } catch {
             throw PostgresOutboxFailure.error("the outbox could not keep the write", error)
@@ -79,24 +81,6 @@ extension PostgresOutbox {
         }
         sender.report(.queued(write))
         return write
-    }
-
-    /// Why a write of `size` bytes cannot join `queued`, if it cannot.
-    private func boundsProblem(_ queued: (count: Int, bytes: Int), adding size: Int) -> EndpointError? {
-        if queued.count >= policy.maximumCount {
-            return EndpointError(
-                .outboxFull,
-                "the outbox holds \(queued.count) writes, its maximum; nothing was queued"
-            )
-        }
-        if queued.bytes + size > policy.maximumSize {
-            return EndpointError(
-                .outboxFull,
-                "the outbox holds \(queued.bytes) bytes, and this write of \(size) would pass its maximum of "
-                    + "\(policy.maximumSize); nothing was queued"
-            )
-        }
-        return nil
     }
 }
 #endif

@@ -74,7 +74,7 @@ enum PostgresOutboxSchema {
                             + "\(currentVersion); nothing was changed: use an EndpointKit that knows version \(version)"
                     )
                 }
-                for next in (version + 1)...max(version + 1, currentVersion) where next <= currentVersion {
+                for next in stride(from: version + 1, through: currentVersion, by: 1) {
                     for statement in migration(to: next, schema: schema) {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     }

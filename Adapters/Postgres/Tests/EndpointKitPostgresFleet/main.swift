@@ -32,16 +32,8 @@ let logger: Logger = {
 
 func postgresConfiguration(application: String) throws -> PostgresClient.Configuration {
     guard let value = ProcessInfo.processInfo.environment["ENDPOINTKIT_POSTGRES_URL"],
-        let url = URLComponents(string: value)
-    else { throw FleetError("ENDPOINTKIT_POSTGRES_URL is not set") }
-    var configuration = PostgresClient.Configuration(
-        host: url.host ?? "127.0.0.1",
-        port: url.port ?? 5432,
-        username: url.user ?? "endpointkit",
-        password: url.password,
-        database: String(url.path.dropFirst()),
-        tls: .disable
-    )
+        var configuration = PostgresClient.Configuration(loopbackURL: value)
+    else { throw FleetError("ENDPOINTKIT_POSTGRES_URL is not set, or not a postgres:// URL") }
     configuration.options.additionalStartupParameters = [("application_name", application)]
     configuration.options.connectTimeout = .seconds(2)
     return configuration

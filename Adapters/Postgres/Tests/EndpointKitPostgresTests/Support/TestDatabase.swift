@@ -1,5 +1,6 @@
 #if Postgres && AsyncHTTPClient
 import EndpointKit
+import EndpointKitPostgres
 import Foundation
 import Logging
 import PostgresNIO
@@ -22,14 +23,9 @@ struct TestDatabase: Sendable {
             `scripts/postgres.sh start DIR` and source DIR/postgres.env
             """
         )
-        let url = try #require(URLComponents(string: value), "ENDPOINTKIT_POSTGRES_URL is not a URL: \(value)")
-        return PostgresClient.Configuration(
-            host: url.host ?? "127.0.0.1",
-            port: url.port ?? 5432,
-            username: url.user ?? "endpointkit",
-            password: url.password,
-            database: String(url.path.dropFirst()),
-            tls: .disable
+        return try #require(
+            PostgresClient.Configuration(loopbackURL: value),
+            "ENDPOINTKIT_POSTGRES_URL is not a postgres:// URL: \(value)"
         )
     }
 
