@@ -163,8 +163,9 @@ struct PipelineIntegrationTests {
 
         let error = try #require(throws: EndpointError.self) { try result.get() }
         #expect(error.kind == .cancelled)
-        // Far below the 30 s backoff, with room for a loaded 2-core machine running the other suites.
-        #expect(clock.now - cancelledAt < .seconds(10))
+        // Below the 30 s backoff, with room for the cooperative threads of a 2-core machine running every suite at
+        // once, which have delayed a 0.3 s wait here by 12 s (see subSecondDeadline).
+        #expect(clock.now - cancelledAt < .seconds(25))
     }
 
     @Test("100 concurrent calls that get 401 cause one refresh and 100 successful replays")
@@ -322,15 +323,18 @@ struct PipelineIntegrationTests {
 
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: endpoint) }
         let elapsed = clock.now - start
+        print("PipelineIntegrationTests.subSecondDeadline: a 0.3 s deadline ended the call after \(elapsed)")
         let arrived = try await client.response(
             for: Endpoint<EndpointKinds.Public, HoldCount>(path: "count/hold/\(key)")
         )
 
         #expect(error.kind == .timedOut)
-        // The server never answers: any bound proves the deadline ended the call. It is loose because a loaded
-        // 2-core machine running the other suites in parallel has delayed a 0.3 s deadline past 2 s; the exact
-        // timing is the unit tests' (TestClock).
-        #expect(elapsed < .seconds(10))
+        // The client's own deadline ended the call, not the transport's idle timeout nor the server, which holds
+        // the connection for 60 s. How soon is not asserted: with every suite running at once on 2 cores, the
+        // cooperative threads are so far behind that a 0.3 s sleep beside this test took 2 s and this call 4–12 s
+        // (printed above; alone, 0.315 s). The exact timing is the unit tests' (TestClock).
+        #expect(error.message.contains("within the deadline of 300 ms"), "\(error.message)")
+        #expect(elapsed < .seconds(45))
         // On such a machine the deadline can also pass before the request is sent; when it was sent, the server
         // sees its connection closed (answered once it has, or after 30 s).
         if arrived.count == 1 {
