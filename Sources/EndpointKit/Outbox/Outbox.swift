@@ -2,7 +2,8 @@ import Foundation
 
 /// A durable queue of writes: each is kept on disk before anyone sees it, sent through the client's pipeline with
 /// an `Idempotency-Key` made once, in order within its group, and kept through failures, crashes and restarts until
-/// the server takes or refuses it. See <doc:WritesThatSurvive>.
+/// the server takes or refuses it. See <doc:WritesThatSurvive>. It is the embedded ``OutboxStorage``, for one
+/// process; a fleet of servers shares one in PostgreSQL (see <doc:RunningAFleet>).
 ///
 ///     let outbox = try Outbox<EndpointKinds.Private>(directory: folder, client: client) { await currentToken() }
 ///     loader.attach(outbox)                                   // shows the writes still queued, as pending
@@ -36,7 +37,7 @@ import Foundation
 /// queued). Every method may be called from any task at once. One outbox at a time may open a directory, in any
 /// process, and the directory stays locked until the last try of an outbox that went has ended: a second fails
 /// with ``EndpointError/Kind/invalidRequest``.
-public final class Outbox<Kind: EndpointKind>: Sendable {
+public final class Outbox<Kind: EndpointKind>: OutboxStorage {
     /// The directory the writes are kept in.
     public let directory: URL
     /// Its bounds, backoff and refusal rule.
@@ -150,6 +151,14 @@ public final class Outbox<Kind: EndpointKind>: Sendable {
     ) throws(EndpointError) -> OutboxWrite {
         try queue.enqueue(OutboxRecord(endpoint, group: group, client: client, policy: policy))
     }
+
+    /// Where write `id` stands: ``OutboxStatus/queued`` or ``OutboxStatus/sending`` while the outbox holds it, how
+    /// it ended for the last 10,000 writes that ended since the outbox opened, and `nil` otherwise (a write that
+    /// ended before, or whose file was set aside as damaged: see ``damagedFiles``).
+    ///
+    ///     let write = try outbox.enqueue(.createItem(newItem), group: "items")
+    ///     print(outbox.status(of: write.id) ?? .queued)         // queued, then sending, then sent (201)
+    public func status(of id: String) -> OutboxStatus? { queue.status(of: id) }
 
     /// Every queued write, oldest first.
     public var pending: [OutboxWrite] { queue.pending }

@@ -25,6 +25,7 @@ extension OutboxQueue {
                         }
                     }
                 case .notify(let notice):
+                    shared.outcomes.record(notice)
                     tellStores(notice)
                     let change = change(for: notice)
                     for subscriber in shared.subscribers.values { subscriber.yield(change) }

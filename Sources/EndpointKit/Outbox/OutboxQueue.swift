@@ -11,6 +11,8 @@ final class OutboxQueue: Sendable {
     /// Everything that changes, under one lock: the queue's state, the readers of its changes, the idle waiters.
     struct Shared {
         var queue: OutboxState
+        /// How the last writes that left the queue ended, for ``status(of:)``.
+        var outcomes = OutboxOutcomes()
         var subscribers: [UInt64: AsyncStream<OutboxChange>.Continuation] = [:]
         var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextID: UInt64 = 0
@@ -82,6 +84,11 @@ final class OutboxQueue: Sendable {
     /// Every queued write, in the order it was queued.
     var pending: [OutboxWrite] {
         shared.withLock { $0.queue.writes }.map { describe($0.record, $0.sequence) }
+    }
+
+    /// Where write `id` stands: in the queue, or among the last that left it.
+    func status(of id: String) -> OutboxStatus? {
+        shared.withLock { $0.queue.status(of: id) ?? $0.outcomes[id] }
     }
 
     // MARK: Queueing

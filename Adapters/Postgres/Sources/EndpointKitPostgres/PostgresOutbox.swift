@@ -24,13 +24,14 @@ import PostgresNIO
 ///   `FOR UPDATE SKIP LOCKED`, renewed while it sends, taken over by another once it lapses), and everything it
 ///   changes in the group is fenced by the lease's number, so an instance whose lease lapsed changes nothing.
 ///   It stops sending before its lease can lapse, so no two instances try one group at once.
-/// - **The same rules as ``Outbox``**: the queue's state is the same transition function; backoff, the refusal
-///   rule, ``OutboxChange/unknown(_:_:)``, the bounds and the age hold as there, and no credential is stored.
+/// - **The same rules as ``Outbox``**: both are an ``EndpointKit/OutboxStorage``, and the queue's state is the same
+///   transition function; backoff, the refusal rule, ``OutboxChange/unknown(_:_:)``, the bounds and the age hold
+///   as there, and no credential is stored.
 ///
 /// Sending runs in ``run()`` (a swift-service-lifecycle `Service`): put the outbox in the app's `ServiceGroup`
 /// beside its `PostgresClient`. A graceful shutdown lets the tries on their way end, leaves the rest queued and
 /// gives the leases back. Enqueueing needs no ``run()``, so an instance may only queue.
-public final class PostgresOutbox<Kind: EndpointKind>: Sendable {
+public final class PostgresOutbox<Kind: EndpointKind>: OutboxStorage {
     /// The client that sends the writes.
     public let client: EndpointClient
     /// Bounds, backoff and what a refusal does.
@@ -110,14 +111,15 @@ public final class PostgresOutbox<Kind: EndpointKind>: Sendable {
         }
     }
 
-    /// The outbox's changes in this instance from now on: what it sent, refused, expired or found unknown, its
-    /// pauses, the rows it set aside, and the writes it queued with ``enqueue(_:group:)``.
+    /// The outbox's changes in this instance from now on: what it sent, refused, expired or found unknown (each
+    /// once the database holds it, so that ``status(of:)`` then agrees), its pauses, the rows it set aside, and the
+    /// writes it queued with ``enqueue(_:group:)``. A group's changes come in the order they happened.
     public func changes() -> OutboxChanges { sender.changes() }
 
     /// Where write `id` stands, as any instance sees it; `nil` for an ID the outbox does not hold.
     ///
     /// - Throws: ``EndpointError/Kind/outboxStorageFailed`` when PostgreSQL cannot be reached.
-    public func status(of id: String) async throws(EndpointError) -> PostgresOutboxStatus? {
+    public func status(of id: String) async throws(EndpointError) -> OutboxStatus? {
         do {
             return try await withDeadline(configuration.timeout, doing: "the outbox could not read write \(id)") {
                 try await self.store.status(of: id)

@@ -3,39 +3,45 @@ import EndpointKit
 import Foundation
 import Logging
 
-/// How the sender carries out what its state's transitions return: the readers hear under the lock, in the order
-/// the changes happen; the database and the tasks come after it, in the order given, so that a write is settled in
-/// PostgreSQL before its group's next write is tried.
+/// How the sender carries out what its state's transitions return, in the order given: a write is settled in
+/// PostgreSQL before its group's next write is tried, and the readers hear of a write's end only once the
+/// database holds it (what ``PostgresOutbox/status(of:)`` then reads); the changes of one group reach them in the
+/// order they happen.
 extension PostgresOutboxSender {
     /// Applies `event` (and `update`, in the same hold of the lock), then carries out its effects.
     func apply(_ event: OutboxState.Event, update: (inout Shared) -> Void = { _ in }) async {
         let effects = shared.withLock { shared -> [OutboxState.Effect] in
             update(&shared)
-            let effects = shared.state.apply(event, now: Date())
-            for case .notify(let notice) in effects {
-                // What this instance queued is reported by its enqueue, once the write is kept.
-                if case .queued = notice { continue }
-                let change = OutboxChange(notice, policy: policy) { describe($0.record, $0.sequence) }
-                for subscriber in shared.subscribers.values { subscriber.yield(change) }
-            }
-            return effects
+            return shared.state.apply(event, now: Date())
         }
         await perform(effects)
     }
 
-    /// Carries out the effects that leave memory, in order: a settle in the database, a stop, a try, a wait.
+    /// Carries out the effects, in order: a change for the readers, a settle in the database, a stop, a try, a
+    /// wait. A group whose write could not be settled is given up, and its later changes here are not reported:
+    /// the instance that claims it next sends that write again and reports how it ended.
     func perform(_ effects: [OutboxState.Effect]) async {
-        var ends: [UInt64: (group: String, state: String, status: Int?)] = [:]
+        var ends: [UInt64: (notice: OutboxState.Notice, group: String, state: String, status: Int?)] = [:]
+        var givenUp: Set<String> = []
         for effect in effects {
             switch effect {
             case .notify(let notice):
                 if let end = Self.end(of: notice) {
-                    ends[end.write.sequence] = (end.write.group, end.state, end.status)
+                    ends[end.write.sequence] = (notice, end.write.group, end.state, end.status)
+                    continue
                 }
+                // What this instance queued is reported by its enqueue, once the write is kept.
+                if case .queued = notice { continue }
+                if let group = Self.group(of: notice), givenUp.contains(group) { continue }
+                report(OutboxChange(notice, policy: policy) { describe($0.record, $0.sequence) })
                 if case .stopped(let group) = notice { await stopGroup(group) }
             case .remove(let sequence):
                 guard let end = ends[sequence] else { continue }
-                await settle(sequence, of: end.group, as: end.state, status: end.status)
+                if await settle(sequence, of: end.group, as: end.state, status: end.status) {
+                    report(OutboxChange(end.notice, policy: policy) { describe($0.record, $0.sequence) })
+                } else {
+                    givenUp.insert(end.group)
+                }
             case .send(let write, let attempt):
                 startTry(of: write, attempt: attempt)
             case .wake(let group, let number, let wait):
@@ -60,13 +66,23 @@ extension PostgresOutboxSender {
         }
     }
 
-    /// Settles write `sequence` of `group` in the database, fenced by the group's lease. When the lease is gone, or
-    /// the database cannot be reached, the group is given up: whoever claims it next sends the write again with its
-    /// key, and the server answers that try from what it stored.
-    private func settle(_ sequence: UInt64, of group: String, as state: String, status: Int?) async {
-        guard let lease = shared.withLock({ $0.held[group]?.lease }) else { return }
+    /// The group a notice that ends no write is about.
+    private static func group(of notice: OutboxState.Notice) -> String? {
+        switch notice {
+        case .paused(let group, _, _, _), .resumed(let group), .stopped(let group): group
+        case .queued(let write): write.group
+        case .sent, .refused, .expired, .unknown: nil
+        }
+    }
+
+    /// Settles write `sequence` of `group` in the database, fenced by the group's lease, and says whether it did.
+    /// When the lease is gone, or the database cannot be reached, the group is given up: whoever claims it next
+    /// sends the write again with its key, and the server answers that try from what it stored.
+    private func settle(_ sequence: UInt64, of group: String, as state: String, status: Int?) async -> Bool {
+        guard let lease = shared.withLock({ $0.held[group]?.lease }) else { return false }
         let settled = (try? await store.settle(Int64(sequence), as: state, status: status, under: lease)) ?? false
         if !settled { giveUp(group) }
+        return settled
     }
 
     /// Marks `group` stopped in the database and gives it up: no instance sends it until a resume.

@@ -256,7 +256,7 @@ struct PostgresOutboxStore: Sendable {
 
 extension PostgresOutboxStore {
     /// Where write `id` stands, as the database says now; `nil` for an ID it does not hold.
-    func status(of id: String) async throws -> PostgresOutboxStatus? {
+    func status(of id: String) async throws -> OutboxStatus? {
         let rows = try await pooled(
             """
             SELECT w.state, w.status, w.tried, coalesce(l.owner IS NOT NULL AND l.expires_at > now(), false),
@@ -269,7 +269,7 @@ extension PostgresOutboxStore {
             WHERE w.id = \(id)
             """
         )
-        var found: PostgresOutboxStatus?
+        var found: OutboxStatus?
         for row in rows {
             let (state, status, tried, leased, first) = try row.decode((String, Int32?, Bool, Bool, Bool?).self)
             found = Self.status(state: state, status: status.map(Int.init), sending: tried && leased && first == true)
@@ -277,7 +277,7 @@ extension PostgresOutboxStore {
         return found
     }
 
-    private static func status(state: String, status: Int?, sending: Bool) -> PostgresOutboxStatus {
+    private static func status(state: String, status: Int?, sending: Bool) -> OutboxStatus {
         switch state {
         case "queued": sending ? .sending : .queued
         case "sent": .sent(statusCode: status ?? 0)
