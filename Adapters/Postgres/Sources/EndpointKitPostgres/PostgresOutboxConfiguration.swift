@@ -24,9 +24,13 @@ public struct PostgresOutboxConfiguration: Sendable {
     /// ``EndpointKit/EndpointError/Kind/outboxStorageFailed`` (a pool whose server is down keeps trying to
     /// connect). An enqueue on the caller's connection runs under the caller's own limits.
     public var timeout: Duration
+    /// How long the row of a write that ended (sent, refused, expired, unknown or damaged) is kept, for
+    /// ``PostgresOutbox/status(of:)`` to find it from any instance; a running sender then deletes it, a batch at
+    /// each poll. A settled row holds no request, only its state, status and who settled it.
+    public var keepSettled: Duration
 
     /// The defaults: schema `endpointkit`, leases of 30 s, a poll every 5 s, up to 64 groups, 4 per claim, 10 s for
-    /// PostgreSQL to answer.
+    /// PostgreSQL to answer, settled rows kept for 7 days.
     public init(
         schema: String = "endpointkit",
         instance: String = Self.defaultInstance(),
@@ -34,7 +38,8 @@ public struct PostgresOutboxConfiguration: Sendable {
         pollInterval: Duration = .seconds(5),
         maximumGroups: Int = 64,
         groupsPerClaim: Int = 4,
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(10),
+        keepSettled: Duration = .seconds(7 * 24 * 3600)
     ) {
         self.schema = schema
         self.instance = instance
@@ -43,6 +48,7 @@ public struct PostgresOutboxConfiguration: Sendable {
         self.maximumGroups = maximumGroups
         self.groupsPerClaim = groupsPerClaim
         self.timeout = timeout
+        self.keepSettled = keepSettled
     }
 
     /// The host's name, this process's ID and a random suffix.
@@ -65,7 +71,9 @@ public struct PostgresOutboxConfiguration: Sendable {
         }
         if instance.isEmpty { return "the outbox instance name is empty" }
         if leaseDuration < .seconds(1) { return "the outbox lease duration is under one second" }
-        if pollInterval <= .zero || timeout <= .zero { return "the outbox poll interval or timeout is not positive" }
+        if pollInterval <= .zero || timeout <= .zero || keepSettled <= .zero {
+            return "the outbox poll interval, timeout or time settled rows are kept is not positive"
+        }
         if maximumGroups < 1 || groupsPerClaim < 1 { return "the outbox may hold no group" }
         return nil
     }

@@ -10,15 +10,16 @@ import PostgresNIO
 ///
 /// - `outbox_writes`: one row per write, numbered by `sequence` (the queue's order); its state (`queued`, `sent`,
 ///   `refused`, `expired`, `unknown`, `damaged`), whether a try of it may have reached the server (`tried`), and
-///   once settled its status and the instance that settled it. A settled row keeps no request (`record` is
-///   emptied).
+///   once settled its status, when, and the instance that settled it. A settled row keeps no request (`record` is
+///   emptied), and is deleted once older than ``PostgresOutboxConfiguration/keepSettled`` (version 2 indexes the
+///   settled rows by when).
 /// - `outbox_groups`: one row per group, locked by each enqueue until its transaction ends, so that the writes of
 ///   one group become visible in the order of their numbers.
 /// - `outbox_leases`: who may send each group, until when, under which fencing number, and whether a refusal
 ///   stopped it.
 enum PostgresOutboxSchema {
     /// The version this EndpointKit writes and reads.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// The statements of each migration, by the version it leads to.
     static func migration(to version: Int, schema: String) -> [String] {
@@ -55,6 +56,8 @@ enum PostgresOutboxSchema {
                 )
                 """,
             ]
+        case 2:
+            return ["CREATE INDEX ON \(schema).outbox_writes (settled_at) WHERE state <> 'queued'"]
         default:
             return []
         }

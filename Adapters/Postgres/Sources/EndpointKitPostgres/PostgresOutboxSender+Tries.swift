@@ -79,8 +79,13 @@ extension PostgresOutboxSender {
             task.cancel()
         }
         watchdog.cancel()
-        shared.withLock { _ = $0.tries.removeValue(forKey: group) }
         await apply(.tryEnded(group: group, attempt: attempt, outcome: outcome, jitter: .random(in: 0...1)))
+        // Only once its outcome is settled: a group whose try is listed is not drained, so its lease is not given
+        // back under the settle (which then failed, and the write was sent again). The next try may have
+        // registered meanwhile.
+        shared.withLock { shared in
+            if shared.tries[group] == task { shared.tries[group] = nil }
+        }
     }
 }
 #endif

@@ -27,7 +27,8 @@ final class PostgresOutboxSender: Sendable {
     struct Shared {
         var state: OutboxState
         var held: [String: Held] = [:]
-        /// The try on its way in each group, to cancel when the group's lease is lost.
+        /// The try on its way in each group, until its outcome is applied and settled: to cancel when the group's
+        /// lease is lost, and to keep the group from being given back as drained meanwhile.
         var tries: [String: Task<OutboxState.Outcome, Never>] = [:]
         /// Tries started and not yet settled: a graceful stop waits for them.
         var active = 0
@@ -71,6 +72,7 @@ final class PostgresOutboxSender: Sendable {
             group.addTask { await self.listen() }
             group.addTask { await self.tick() }
             group.addTask { await self.refreshLoop() }
+            group.addTask { await self.pruneLoop() }
             for await job in jobs.stream { group.addTask { await job() } }
             // Every try has ended: what is left waits out a pause, listens or ticks.
             group.cancelAll()
@@ -125,6 +127,19 @@ final class PostgresOutboxSender: Sendable {
             do { try await Task.sleep(for: interval) } catch { return }
             releaseLapsed()
             wake()
+        }
+    }
+
+    /// Deletes the rows of writes that ended longer ago than the configuration keeps them, a batch of at most 1,000
+    /// at each poll interval; a failure waits for the next.
+    private func pruneLoop() async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: configuration.pollInterval) } catch { return }
+            do {
+                _ = try await store.prune(endedBefore: configuration.keepSettled, limit: 1_000)
+            } catch {
+                store.logger.debug("outbox: settled rows were not deleted: \(PostgresOutboxFailure.reason(error))")
+            }
         }
     }
 

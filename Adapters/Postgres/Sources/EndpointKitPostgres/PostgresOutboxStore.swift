@@ -255,6 +255,21 @@ struct PostgresOutboxStore: Sendable {
 }
 
 extension PostgresOutboxStore {
+    /// Deletes up to `limit` rows of writes that ended more than `age` ago; returns how many it deleted.
+    func prune(endedBefore age: Duration, limit: Int) async throws -> Int {
+        let rows = try await pooled(
+            """
+            DELETE FROM \(unescaped: schema).outbox_writes WHERE sequence IN (
+                SELECT sequence FROM \(unescaped: schema).outbox_writes
+                WHERE state <> 'queued' AND settled_at < now() - \(age.milliseconds) * interval '1 millisecond'
+                LIMIT \(limit)
+            )
+            RETURNING sequence
+            """
+        )
+        return rows.count
+    }
+
     /// Where write `id` stands, as the database says now; `nil` for an ID it does not hold.
     func status(of id: String) async throws -> OutboxStatus? {
         let rows = try await pooled(

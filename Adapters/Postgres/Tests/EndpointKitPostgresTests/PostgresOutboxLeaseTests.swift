@@ -81,6 +81,51 @@ struct PostgresOutboxLeaseTests {
         }
     }
 
+    @Test("a schema at version 1 is brought to this version: the settled rows get their index")
+    func migrationFromOne() async throws {
+        let fixture = try FleetFixture(.urlSession)
+        try await TestDatabase.with { database in
+            for statement in PostgresOutboxSchema.migration(to: 1, schema: database.schema) {
+                try await database.execute(statement)
+            }
+            try await database.execute("UPDATE \(database.schema).outbox_version SET version = 1")
+            let outbox = try fixture.outbox(database, instance: "a")
+            let write = try await outbox.enqueue(fixture.save("kept across the migration", group: "g"))
+            try await outbox.prepare()
+            #expect(try await database.integers("SELECT version FROM \(database.schema).outbox_version") == [2])
+            let index = """
+                SELECT count(*)::bigint FROM pg_indexes
+                WHERE schemaname = '\(database.schema)' AND indexdef LIKE '%(settled_at)%'
+                """
+            #expect(try await database.integers(index) == [1])
+            #expect(try await outbox.status(of: write.id) == .queued)
+        }
+    }
+
+    @Test("the rows of writes that ended longer ago than they are kept are deleted; a queued write never is")
+    func settledRowsAreDeleted() async throws {
+        let fixture = try FleetFixture(.urlSession)
+        try await TestDatabase.with { database in
+            let outbox = try fixture.outbox(database, instance: "a")
+            try await outbox.prepare()
+            let old = try await outbox.enqueue(fixture.save("ended long ago", group: "g"))
+            let recent = try await outbox.enqueue(fixture.save("ended now", group: "g"))
+            let changes = outbox.changes()
+            _ = try await running([outbox]) { await collect([changes], 2) { $0.endsWrite } }
+            let waiting = try await outbox.enqueue(fixture.save("queued long ago", group: "q"))
+            let table = "\(database.schema).outbox_writes"
+            try await database.execute("UPDATE \(table) SET settled_at = now() - interval '2 h' WHERE id = '\(old.id)'")
+            try await database.execute(
+                "UPDATE \(table) SET queued_at = now() - interval '2 h' WHERE id = '\(waiting.id)'"
+            )
+
+            #expect(try await store(database, "a").prune(endedBefore: .seconds(3600), limit: 1_000) == 1)
+            #expect(try await outbox.status(of: old.id) == nil)
+            #expect(try await outbox.status(of: recent.id) == .sent(statusCode: 200))
+            #expect(try await outbox.status(of: waiting.id) == .queued)
+        }
+    }
+
     @Test("a schema newer than this EndpointKit is refused, and nothing in it is changed")
     func newerSchema() async throws {
         let fixture = try FleetFixture(.urlSession)
@@ -92,7 +137,11 @@ struct PostgresOutboxLeaseTests {
             let before = try await database.integers(tables)
             let error = await #expect(throws: EndpointError.self) { try await outbox.prepare() }
             #expect(error?.kind == .outboxStorageFailed)
-            #expect(error?.message.contains("version 99, newer than this EndpointKit's 1") == true)
+            #expect(
+                error?.message.contains(
+                    "version 99, newer than this EndpointKit's \(PostgresOutboxSchema.currentVersion)"
+                ) == true
+            )
             #expect(try await database.integers("SELECT version FROM \(database.schema).outbox_version") == [99])
             #expect(try await database.integers(tables) == before)
             await #expect(throws: EndpointError.self) { try await outbox.run() }
