@@ -44,6 +44,7 @@ private struct QueueWalk {
     var settled: Set<UInt64> = []
     var notified: Set<UInt64> = []
     var removed: Set<UInt64> = []
+    var lastRemoved: UInt64?
     var stopped: Set<String> = []
     var isStarted = false
     var isClosed = false
@@ -81,9 +82,9 @@ private struct QueueWalk {
         let group = Self.groups[Int(random.next() % 4)]
         // One write in ten is old already: it expires when its turn comes.
         let age = random.next() % 10 == 0 ? 700.0 : 0
-        var record = OutboxRecord.sample(group: group)
-        record.queuedAt = now - age
         let sequence = nextSequence
+        var record = OutboxRecord.sample(group: group, sequence: sequence)
+        record.queuedAt = now - age
         nextSequence += 1
         let size = Int(random.next() % 100) + 1
         disk[group, default: []].append(sequence)
@@ -168,9 +169,8 @@ private struct QueueWalk {
     /// The process ends (sends cancelled) and starts again with what the disk holds.
     mutating func restart() {
         apply(.closed)
-        let cancelled = inFlight
-        inFlight = [:]
-        for (group, (attempt, sequence)) in cancelled.sorted(by: { $0.key < $1.key }) {
+        for (group, (attempt, sequence)) in inFlight.sorted(by: { $0.key < $1.key }) {
+            inFlight[group] = nil
             unknown.insert(sequence)
             apply(.tryEnded(group: group, attempt: attempt, outcome: .cancelled, jitter: 0))
         }
@@ -179,7 +179,7 @@ private struct QueueWalk {
         var writes: [State.Write] = []
         for (group, sequences) in disk {
             for sequence in sequences {
-                var record = OutboxRecord.sample(group: group)
+                var record = OutboxRecord.sample(group: group, sequence: sequence)
                 record.queuedAt = now - (random.next() % 10 == 0 ? 700 : 0)
                 writes.append(State.Write(sequence: sequence, record: record, size: sizes[sequence] ?? 0))
                 unknown.insert(sequence)
@@ -205,7 +205,7 @@ private struct QueueWalk {
         (paused[group], wakes) = (nil, wakes.filter { $0.group != group })
         stopped.remove(group)
         let writes = (disk[group] ?? []).map { sequence in
-            var record = OutboxRecord.sample(group: group)
+            var record = OutboxRecord.sample(group: group, sequence: sequence)
             record.queuedAt = now - (random.next() % 10 == 0 ? 700 : 0)
             let delivery: State.Delivery = unknown.contains(sequence) ? .mayHaveReachedServer : .neverTried
             return State.Write(sequence: sequence, record: record, size: sizes[sequence] ?? 0, delivery: delivery)
@@ -248,6 +248,27 @@ private struct QueueWalk {
             violations.append(
                 "the queue counts \(state.count) writes, \(state.bytes) bytes; the disk \(diskCount), \(diskBytes)"
             )
+        }
+        if events % 16 == 0 { checkStatuses() }
+    }
+
+    /// What `status(of:)` answers agrees with the walk: a group's first write is sending while a try of it is on
+    /// its way or its group is paused, and queued otherwise; its second is queued; the last write removed is not
+    /// held. (Every 16th event: each answer scans the queue.)
+    mutating func checkStatuses() {
+        for (group, sequences) in disk {
+            guard let first = sequences.first else { continue }
+            let expected: OutboxStatus = inFlight[group] != nil || paused[group] != nil ? .sending : .queued
+            let found = state.status(of: "w\(first)")
+            if found != expected {
+                violations.append("#\(first), first of \(group), is \(found.map { "\($0)" } ?? "nil"), not \(expected)")
+            }
+            if sequences.count > 1, let second = state.status(of: "w\(sequences[1])"), second != .queued {
+                violations.append("#\(sequences[1]), second of \(group), is \(second)")
+            }
+        }
+        if let gone = lastRemoved, let found = state.status(of: "w\(gone)") {
+            violations.append("#\(gone), removed, is still \(found)")
         }
     }
 }
@@ -334,6 +355,7 @@ extension QueueWalk {
             violations.append("#\(sequence) left the disk before it was settled and reported")
         }
         if !removed.insert(sequence).inserted { violations.append("#\(sequence) was removed twice") }
+        lastRemoved = sequence
         for group in disk.keys where disk[group]?.contains(sequence) == true {
             disk[group]?.removeAll { $0 == sequence }
             (diskCount, diskBytes) = (diskCount - 1, diskBytes - (sizes[sequence] ?? 0))
@@ -372,9 +394,9 @@ extension EndpointError {
 }
 
 extension OutboxRecord {
-    fileprivate static func sample(group: String) -> OutboxRecord {
+    fileprivate static func sample(group: String, sequence: UInt64) -> OutboxRecord {
         OutboxRecord(
-            id: "w",
+            id: "w\(sequence)",
             key: "k",
             group: group,
             queuedAt: Date(timeIntervalSince1970: 0),
