@@ -33,8 +33,9 @@ extension PostgresOutboxSender {
                 // What this instance queued is reported by its enqueue, once the write is kept.
                 if case .queued = notice { continue }
                 if let group = Self.group(of: notice), givenUp.contains(group) { continue }
+                // A stop is reported once the database holds it, so that a resume that follows ends it.
+                if case .stopped(let group) = notice, await !stopGroup(group) { continue }
                 report(OutboxChange(notice, policy: policy) { describe($0.record, $0.sequence) })
-                if case .stopped(let group) = notice { await stopGroup(group) }
             case .remove(let sequence):
                 guard let end = ends[sequence] else { continue }
                 if await settle(sequence, of: end.group, as: end.state, status: end.status) {
@@ -85,11 +86,14 @@ extension PostgresOutboxSender {
         return settled
     }
 
-    /// Marks `group` stopped in the database and gives it up: no instance sends it until a resume.
-    private func stopGroup(_ group: String) async {
-        guard let lease = shared.withLock({ $0.held[group]?.lease }) else { return }
-        try? await store.stop(lease)
+    /// Marks `group` stopped in the database and gives it up: no instance sends it until a resume. Says whether
+    /// the database holds the stop; when it does not (the lease lost, the database out of reach), the group is given
+    /// up all the same, and whoever claims it next sends its later writes.
+    private func stopGroup(_ group: String) async -> Bool {
+        guard let lease = shared.withLock({ $0.held[group]?.lease }) else { return false }
+        let stopped = (try? await store.stop(lease)) ?? false
         giveUp(group)
+        return stopped
     }
 }
 #endif

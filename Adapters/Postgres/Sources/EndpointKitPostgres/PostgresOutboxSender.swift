@@ -68,15 +68,18 @@ final class PostgresOutboxSender: Sendable {
     /// Sends until ``stop()`` (the tries on their way end first, then every lease is given back) or until the
     /// caller's task is cancelled (the tries are cancelled and their writes stay queued).
     func run() async {
+        // Not cancelled at a stop: the pass under way (a claim, say) ends on its own once the stop has ended the
+        // wakes, so that every lease it claimed is held, and given back below, or given back at once.
+        async let refreshing: Void = refreshLoop()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.listen() }
             group.addTask { await self.tick() }
-            group.addTask { await self.refreshLoop() }
             group.addTask { await self.pruneLoop() }
             for await job in jobs.stream { group.addTask { await job() } }
             // Every try has ended: what is left waits out a pause, listens or ticks.
             group.cancelAll()
         }
+        await refreshing
         await releaseAll()
         let subscribers = shared.withLock { shared in
             defer { shared.subscribers = [:] }

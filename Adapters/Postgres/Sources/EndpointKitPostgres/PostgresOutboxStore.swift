@@ -226,14 +226,17 @@ struct PostgresOutboxStore: Sendable {
     }
 
     /// Marks `lease`'s group stopped (a refusal under ``OutboxPolicy/RefusalAction/stopGroup``) and gives the lease
-    /// back: no instance sends it until ``PostgresOutbox/resume()``.
-    func stop(_ lease: Lease) async throws {
-        _ = try await pooled(
+    /// back: no instance sends it until ``PostgresOutbox/resume()``. Says whether it did: not when the lease is no
+    /// longer this instance's.
+    @discardableResult
+    func stop(_ lease: Lease) async throws -> Bool {
+        try await !pooled(
             """
             UPDATE \(unescaped: schema).outbox_leases SET stopped = true, owner = NULL, expires_at = NULL
             WHERE name = \(lease.group) AND owner = \(instance) AND fence = \(lease.fence) AND expires_at > now()
+            RETURNING name
             """
-        )
+        ).isEmpty
     }
 
     /// Ends every stop, in every instance's groups.

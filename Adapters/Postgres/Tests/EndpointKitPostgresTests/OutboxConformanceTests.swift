@@ -216,6 +216,49 @@ struct OutboxConformanceTests {
         }
     }
 
+    @Test(
+        "under the stop rule a refusal stops its group, whose later writes wait until a resume, then go",
+        arguments: Storage.allCases
+    )
+    func stopRule(storage: Storage) async throws {
+        let fixture = try FleetFixture(.asyncHTTPClient)
+        try await StorageUnderTest.withOutbox(storage, fixture, policy: Self.fast { $0.onRefusal = .stopGroup }) {
+            outbox in
+            var first = fixture.save("first", group: "g")
+            first.headers[.idempotencyKey] = "shared-key"
+            var reused = fixture.save("another body", group: "g")
+            reused.headers[.idempotencyKey] = "shared-key"
+            _ = try await outbox.enqueue(first, "g")
+            _ = try await outbox.enqueue(reused, "g")
+            let after = try await outbox.enqueue(fixture.save("after", group: "g"), "g")
+            let (changes, ends) = (outbox.changes(), outbox.changes())
+            try await outbox.sending {
+                let seen = await collect([changes], 3) { change in
+                    if case .stopped = change { return true }
+                    return change.endsWrite
+                }
+                #expect(seen.map(Self.name) == ["sent", "refused", "stopped g"])
+                #expect(try await fixture.applied() == ["g": ["first"]])
+                #expect(try await outbox.outbox.status(of: after.id) == .queued)
+                try await outbox.outbox.resume()
+                let ended = await collect([ends], 3) { $0.endsWrite }
+                #expect(ended.map(Self.name) == ["sent", "refused", "sent"])
+                #expect(ended.last.map { if case .sent(let write, _) = $0 { write.id } else { "" } } == after.id)
+            }
+            #expect(try await fixture.applied() == ["g": ["first", "after"]])
+        }
+    }
+
+    /// A change's case, and a stopped group's name.
+    private static func name(_ change: OutboxChange) -> String {
+        switch change {
+        case .sent: "sent"
+        case .refused: "refused"
+        case .stopped(let group): "stopped \(group)"
+        default: "\(change)"
+        }
+    }
+
     @Test("a write past its age that never reached the server ends expired, unsent", arguments: cases)
     func expiry(storage: Storage, stack: Stack) async throws {
         let fixture = try FleetFixture(stack)

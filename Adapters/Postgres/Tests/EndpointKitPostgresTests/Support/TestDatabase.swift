@@ -52,22 +52,38 @@ struct TestDatabase: Sendable {
 
     /// The integers a query gives, one per row.
     func integers(_ sql: String) async throws -> [Int] {
-        let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-        var values: [Int] = []
-        for try await value in rows.decode(Int.self) { values.append(value) }
-        return values
+        try await detailed(sql) {
+            let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            var values: [Int] = []
+            for try await value in rows.decode(Int.self) { values.append(value) }
+            return values
+        }
     }
 
     /// The texts a query gives, one per row (`NULL` as nil).
     func texts(_ sql: String) async throws -> [String?] {
-        let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-        var values: [String?] = []
-        for try await value in rows.decode(String?.self) { values.append(value) }
-        return values
+        try await detailed(sql) {
+            let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            var values: [String?] = []
+            for try await value in rows.decode(String?.self) { values.append(value) }
+            return values
+        }
     }
 
     func execute(_ sql: String) async throws {
-        try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        try await detailed(sql) { _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+    }
+
+    /// A test's own statement failed: what PostgreSQL said, with the statement (postgres-nio's description of an
+    /// error hides both).
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private func detailed<T>(_ sql: String, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch {
+            throw Failure(description: "\(sql): \(String(reflecting: error))")
+        }
     }
 }
 #endif
