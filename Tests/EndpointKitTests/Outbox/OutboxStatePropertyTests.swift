@@ -393,21 +393,6 @@ extension EndpointError {
     }
 }
 
-extension OutboxRecord {
-    fileprivate static func sample(group: String, sequence: UInt64) -> OutboxRecord {
-        OutboxRecord(
-            id: "w\(sequence)",
-            key: "k",
-            group: group,
-            queuedAt: Date(timeIntervalSince1970: 0),
-            method: "POST",
-            path: "items",
-            query: [],
-            headers: []
-        )
-    }
-}
-
 /// One seed at a time, each walk on a thread of its own: a walk keeps a core busy for seconds, and the other suites
 /// need the cooperative threads.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct OutboxStatePropertyTests {
