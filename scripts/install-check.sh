@@ -18,10 +18,11 @@ git clone --quiet --bare . "$work/endpointkit.git"
 git -C "$work/endpointkit.git" tag "$version" HEAD
 
 scratch=${2:-$work/scratch-nio}
-# user NAME TRAITS PRODUCTS IMPORTS TRANSPORT: a package of its own that depends on the bare clone, built in
-# $scratch and run.
-user() {
-    local name=$1 traits=$2 products=$3 imports=$4 transport=$5
+# manifest NAME TRAITS PRODUCTS: the folder and Package.swift of a package NAME whose App depends on PRODUCTS of the
+# bare clone, with TRAITS; with none, the dependency names no trait, as a new user's does (the default traits).
+manifest() {
+    local name=$1 products=$3 traits=""
+    [ -z "$2" ] || traits=", traits: [$2]"
     mkdir -p "$work/$name/Sources/App"
     cat >"$work/$name/Package.swift" <<EOF
 // swift-tools-version: 6.1
@@ -30,10 +31,17 @@ import PackageDescription
 let package = Package(
     name: "$name",
     platforms: [.macOS(.v13)],
-    dependencies: [.package(url: "file://$work/endpointkit.git", from: "$version", traits: [$traits])],
+    dependencies: [.package(url: "file://$work/endpointkit.git", from: "$version"$traits)],
     targets: [.executableTarget(name: "App", dependencies: [$products])]
 )
 EOF
+}
+
+# user NAME TRAITS PRODUCTS IMPORTS TRANSPORT: a package of its own that depends on the bare clone, built in
+# $scratch and run.
+user() {
+    local name=$1 traits=$2 products=$3 imports=$4 transport=$5
+    manifest "$name" "$traits" "$products"
     cat >"$work/$name/Sources/App/main.swift" <<EOF
 import EndpointKit
 import Foundation
@@ -63,18 +71,7 @@ user user-observability '"Observability"' "$(product EndpointKit), $(product End
     'import EndpointKitObservability' ', middleware: [Observability()]'
 # The PostgreSQL outbox's trait resolves postgres-nio's graph. Resolved, not built: a first build of that graph
 # takes minutes on 2 cores, and the adapter is built, tested and proven by scripts/test.sh already.
-mkdir -p "$work/user-postgres/Sources/App"
-cat >"$work/user-postgres/Package.swift" <<EOF
-// swift-tools-version: 6.1
-import PackageDescription
-
-let package = Package(
-    name: "user-postgres",
-    platforms: [.macOS(.v13)],
-    dependencies: [.package(url: "file://$work/endpointkit.git", from: "$version", traits: ["Postgres"])],
-    targets: [.executableTarget(name: "App", dependencies: [$(product EndpointKit), $(product EndpointKitPostgres)])]
-)
-EOF
+manifest user-postgres '"Postgres"' "$(product EndpointKit), $(product EndpointKitPostgres)"
 echo 'import EndpointKitPostgres' >"$work/user-postgres/Sources/App/main.swift"
 swift package --package-path "$work/user-postgres" --scratch-path "$scratch" resolve >/dev/null
 for needed in postgres-nio swift-service-lifecycle; do
@@ -87,26 +84,8 @@ echo "install check: with the Postgres trait it resolves postgres-nio's graph"
 
 # With the traits off, each adapter's type, in every form the docs show it, fails with the message that names the
 # trait and the line to add (a stand-in that conformed to nothing gave "does not conform to expected type" instead).
-mkdir -p "$work/user-off/Sources/App"
-cat >"$work/user-off/Package.swift" <<EOF
-// swift-tools-version: 6.1
-import PackageDescription
-
-let package = Package(
-    name: "user-off",
-    platforms: [.macOS(.v13)],
-    dependencies: [.package(url: "file://$work/endpointkit.git", from: "$version")],
-    targets: [
-        .executableTarget(
-            name: "App",
-            dependencies: [
-                $(product EndpointKit), $(product EndpointKitAsyncHTTPClient), $(product EndpointKitObservability),
-                $(product EndpointKitPostgres),
-            ]
-        )
-    ]
-)
-EOF
+manifest user-off '' "$(product EndpointKit), $(product EndpointKitAsyncHTTPClient), \
+    $(product EndpointKitObservability), $(product EndpointKitPostgres)"
 forms=(
     'let transport = AsyncHTTPClientTransport()'
     'let client = EndpointClient(environment: environment, transport: AsyncHTTPClientTransport())'
