@@ -116,7 +116,8 @@ public final class PostgresOutbox<Kind: EndpointKind>: OutboxStorage {
     /// writes it queued with ``enqueue(_:group:)``. A group's changes come in the order they happened.
     public func changes() -> OutboxChanges { sender.changes() }
 
-    /// Where write `id` stands, as any instance sees it; `nil` for an ID the outbox does not hold.
+    /// Where write `id` stands, as any instance sees it; `nil` for an ID the outbox does not hold: never queued, in a
+    /// transaction not yet committed, or ended longer ago than ``PostgresOutboxConfiguration/keepSettled``.
     ///
     /// - Throws: ``EndpointError/Kind/outboxStorageFailed`` when PostgreSQL cannot be reached.
     public func status(of id: String) async throws(EndpointError) -> OutboxStatus? {

@@ -194,11 +194,7 @@ struct OutboxConformanceTests {
     func refusal(storage: Storage, stack: Stack) async throws {
         let fixture = try FleetFixture(stack)
         try await StorageUnderTest.withOutbox(storage, fixture, policy: Self.fast()) { outbox in
-            // The same key with another body: the server answers 422.
-            var first = fixture.save("first", group: "g")
-            first.headers[.idempotencyKey] = "shared-key"
-            var reused = fixture.save("another body", group: "g")
-            reused.headers[.idempotencyKey] = "shared-key"
+            let (first, reused) = Self.keyReused(fixture)
             _ = try await outbox.enqueue(first, "g")
             let refused = try await outbox.enqueue(reused, "g")
             _ = try await outbox.enqueue(fixture.save("after", group: "g"), "g")
@@ -224,10 +220,7 @@ struct OutboxConformanceTests {
         let fixture = try FleetFixture(.asyncHTTPClient)
         try await StorageUnderTest.withOutbox(storage, fixture, policy: Self.fast { $0.onRefusal = .stopGroup }) {
             outbox in
-            var first = fixture.save("first", group: "g")
-            first.headers[.idempotencyKey] = "shared-key"
-            var reused = fixture.save("another body", group: "g")
-            reused.headers[.idempotencyKey] = "shared-key"
+            let (first, reused) = Self.keyReused(fixture)
             _ = try await outbox.enqueue(first, "g")
             _ = try await outbox.enqueue(reused, "g")
             let after = try await outbox.enqueue(fixture.save("after", group: "g"), "g")
@@ -247,6 +240,18 @@ struct OutboxConformanceTests {
             }
             #expect(try await fixture.applied() == ["g": ["first", "after"]])
         }
+    }
+
+    /// Two writes to group `g` with one `Idempotency-Key` and different bodies: the server applies the first ("first")
+    /// and refuses the second with 422.
+    private static func keyReused(_ fixture: FleetFixture)
+        -> (Endpoint<EndpointKinds.Public, Data>, Endpoint<EndpointKinds.Public, Data>)
+    {
+        var first = fixture.save("first", group: "g")
+        first.headers[.idempotencyKey] = "shared-key"
+        var reused = fixture.save("another body", group: "g")
+        reused.headers[.idempotencyKey] = "shared-key"
+        return (first, reused)
     }
 
     /// A change's case, and a stopped group's name.
