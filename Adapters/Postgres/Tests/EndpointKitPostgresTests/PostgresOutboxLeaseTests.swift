@@ -128,6 +128,25 @@ struct PostgresOutboxLeaseTests {
         }
     }
 
+    @Test("a running sender deletes the row of a write once it ended longer ago than it is kept")
+    func senderDeletesSettledRows() async throws {
+        let fixture = try FleetFixture(.asyncHTTPClient)
+        try await TestDatabase.with { database in
+            let outbox = try fixture.outbox(database, instance: "a", keepSettled: .milliseconds(1))
+            try await outbox.prepare()
+            let write = try await outbox.enqueue(fixture.save("pruned", group: "g"))
+            let changes = outbox.changes()
+            try await running([outbox]) {
+                _ = await collect([changes], 1) { $0.endsWrite }
+                // Deleted at a poll (every 200 ms here): waited for as the database shows it, within the time limit.
+                while try await outbox.status(of: write.id) != nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let table = "\(database.schema).outbox_writes"
+            #expect(try await database.integers("SELECT count(*)::bigint FROM \(table)") == [0])
+            #expect(try await fixture.applied() == ["g": ["pruned"]])
+        }
+    }
+
     @Test("a schema newer than this EndpointKit is refused, and nothing in it is changed")
     func newerSchema() async throws {
         let fixture = try FleetFixture(.urlSession)

@@ -58,7 +58,8 @@ struct FleetFixture: Sendable {
         _ database: TestDatabase,
         instance: String,
         lease: Duration = .seconds(2),
-        policy: OutboxPolicy? = nil
+        policy: OutboxPolicy? = nil,
+        keepSettled: Duration = .seconds(3600)
     ) throws -> PostgresOutbox<EndpointKinds.Public> {
         var fast = OutboxPolicy()
         fast.initialBackoff = .milliseconds(20)
@@ -69,7 +70,8 @@ struct FleetFixture: Sendable {
             leaseDuration: lease,
             pollInterval: .milliseconds(200),
             maximumGroups: 64,
-            groupsPerClaim: 2
+            groupsPerClaim: 2,
+            keepSettled: keepSettled
         )
         return try PostgresOutbox(
             postgres: database.client,
