@@ -16,6 +16,7 @@ public protocol RequestOptionKey {
 ///     var endpoint = Endpoint<EndpointKinds.Private, Item>.createItem(NewItem(name: "Tea"))
 ///     endpoint.options.retryPolicy = .never      // never retried, whatever the client's policy
 ///     endpoint.options.isThrottled = false       // skips the concurrency limit
+///     endpoint.options.isRateLimited = false     // skips the rate limit
 public struct RequestOptions: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
 
@@ -39,6 +40,10 @@ extension RequestOptions {
     }
 
     private enum ThrottledKey: RequestOptionKey {
+        static let defaultValue = true
+    }
+
+    private enum RateLimitedKey: RequestOptionKey {
         static let defaultValue = true
     }
 
@@ -94,6 +99,12 @@ extension RequestOptions {
     public var isThrottled: Bool {
         get { self[ThrottledKey.self] }
         set { self[ThrottledKey.self] = newValue }
+    }
+
+    /// Whether ``RateLimiter`` counts this request against its limit; `true` unless set.
+    public var isRateLimited: Bool {
+        get { self[RateLimitedKey.self] }
+        set { self[RateLimitedKey.self] = newValue }
     }
 
     /// Whether ``IdempotencyKey`` adds its header to this request; `true` unless set.

@@ -52,7 +52,9 @@ extension EndpointError {
         public static let redirectRefused = Kind("redirectRefused")
         /// The server asked to wait longer than the ``RetryPolicy`` allows (``RetryPolicy/maxRetryAfter``), by
         /// `Retry-After` or a rate limit's reset time; ``EndpointError/retryAfter`` says how long, and
-        /// ``EndpointError/statusCode`` is the server's (e.g. 429 or 403).
+        /// ``EndpointError/statusCode`` is the server's (e.g. 429 or 403). Or a ``RateLimiter`` held the request
+        /// back (no status; nothing was sent): its next slot was further than its `maxWait`, its key is paused
+        /// longer than that, its storage could not be reached, or slots kept being reached late.
         public static let rateLimited = Kind("rateLimited")
         /// The request allows only a stored response (``CacheDirectives/onlyIfCached-type.property``, or `only-if-cached` in its
         /// `Cache-Control`), and the client's ``HTTPCache`` holds none that it accepts. Nothing was sent.
@@ -79,5 +81,8 @@ extension EndpointError {
         /// statement it refused, or a schema newer than this EndpointKit. The message says which; a write whose
         /// enqueue failed this way was not queued, and the caller's transaction should not commit.
         public static let outboxStorageFailed = Kind("outboxStorageFailed")
+        /// A database that keeps state a fleet shares (EndpointKitPostgres's rate limits) could not be used:
+        /// unreachable, a statement it refused, or a schema newer than this EndpointKit. The message says which.
+        public static let storageFailed = Kind("storageFailed")
     }
 }

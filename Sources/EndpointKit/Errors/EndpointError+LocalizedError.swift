@@ -25,6 +25,7 @@ extension EndpointError: LocalizedError {
             sentence = "The server's response could not be read\(field)"
         case .responseRejected: sentence = "The server reported an error"
         case .authenticationFailed: sentence = "The server did not accept the credentials"
+        case .rateLimited where statusCode == nil: sentence = "A rate limit held the request back"
         case .rateLimited: sentence = "The server asked to wait before trying again"
         case .redirectRefused: sentence = "The server redirected the request somewhere it may not go"
         case .tooManyRedirects: sentence = "The server redirected the request too many times"
@@ -32,7 +33,7 @@ extension EndpointError: LocalizedError {
         case .encodingFailed: sentence = "The request's body could not be encoded"
         // The message names what is missing or where it stopped: the sentence is the message itself.
         case .modelNotFound, .paginationLoop, .outboxFull, .writeExpired, .writeOutcomeUnknown, .outboxStorageFailed,
-            Kind("notRecorded"):
+            .storageFailed, Kind("notRecorded"):
             sentence = Self.sentence(message)
         default: sentence = "The request failed (\(kind))"
         }

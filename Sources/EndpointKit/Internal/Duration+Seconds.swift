@@ -21,7 +21,7 @@ extension Duration {
     }
 
     /// The duration as a person reads it, rounded, with its unit: "250 ms", "2.5 s", "90 s", "2 h 5 min".
-    var readable: String {
+    package var readable: String {
         // Rounded to the millisecond first, so that 0.9999996 s reads as "1 s", not "1000 ms".
         let seconds = (inSeconds * 1000).rounded() / 1000
         switch seconds {

@@ -23,6 +23,8 @@ package struct OutboxRecord: Codable, Sendable {
         var isLogged = true
         var isThrottled = true
         var isCached = true
+        /// `nil` in records written before 0.15.0, which knew no rate limit: `true`.
+        var isRateLimited: Bool?
     }
 
     /// An envelope, by its key (`nil`: plain bodies).
@@ -154,7 +156,8 @@ extension OutboxRecord {
             maximumResponseSize: endpoint.maximumResponseSize,
             isLogged: endpoint.options.isLogged,
             isThrottled: endpoint.options.isThrottled,
-            isCached: endpoint.options.isCached
+            isCached: endpoint.options.isCached,
+            isRateLimited: endpoint.options.isRateLimited
         )
     }
 
@@ -234,6 +237,7 @@ extension OutboxRecord {
         endpoint.options.isLogged = settings.isLogged
         endpoint.options.isThrottled = settings.isThrottled
         endpoint.options.isCached = settings.isCached
+        endpoint.options.isRateLimited = settings.isRateLimited ?? true
     }
 
     /// The envelope the answer is read in: the endpoint's own, or else `client`'s.

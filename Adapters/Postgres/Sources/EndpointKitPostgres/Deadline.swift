@@ -1,7 +1,7 @@
 #if Postgres
 import EndpointKit
 
-/// Runs `body`, or fails with an ``EndpointError/Kind/outboxStorageFailed`` error once `limit` has passed, or with
+/// Runs `body`, or fails with an error of `kind` once `limit` has passed, or with
 /// `CancellationError` when the caller's task is cancelled — and returns then, whether or not `body` has ended.
 ///
 /// A structured timeout (a task group) would wait for `body` to end, and postgres-nio 1.33.2 can leave a statement
@@ -11,6 +11,7 @@ import EndpointKit
 package func withDeadline<T: Sendable>(
     _ limit: Duration,
     doing what: String,
+    kind: EndpointError.Kind = .outboxStorageFailed,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let race = DeadlineRace<T>()
@@ -18,7 +19,7 @@ package func withDeadline<T: Sendable>(
         try await withCheckedThrowingContinuation { continuation in
             race.start(continuation, limit: limit, body: body) {
                 EndpointError(
-                    .outboxStorageFailed,
+                    kind,
                     "\(what): PostgreSQL did not answer within \(limit) (is the server up and reachable?)"
                 )
             }

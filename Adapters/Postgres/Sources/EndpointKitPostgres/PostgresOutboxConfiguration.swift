@@ -63,12 +63,7 @@ public struct PostgresOutboxConfiguration: Sendable {
 
     /// Why the configuration cannot be used, if it cannot.
     var problem: String? {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_")
-        if schema.count > 48 || !schema.allSatisfy(allowed.contains)
-            || schema.first?.isLetter != true && schema.first != "_"
-        {
-            return "the outbox schema name \"\(schema)\" is not a lowercase SQL identifier of at most 48 characters"
-        }
+        if let problem = schemaNameProblem(schema, of: "outbox") { return problem }
         if instance.isEmpty { return "the outbox instance name is empty" }
         if leaseDuration < .seconds(1) { return "the outbox lease duration is under one second" }
         if pollInterval <= .zero || timeout <= .zero || keepSettled <= .zero {

@@ -4,9 +4,7 @@ import Logging
 import PostgresNIO
 
 /// The tables a ``PostgresOutbox`` keeps its writes in, in a schema of the user's naming, created and migrated by
-/// the library. `outbox_version` holds the version; each migration runs in one transaction under an advisory lock,
-/// so that instances starting at once migrate once. A schema whose version is newer than ``currentVersion`` is
-/// refused before anything is written to it.
+/// the library (``LibraryTables``; `outbox_version` holds the version).
 ///
 /// - `outbox_writes`: one row per write, numbered by `sequence` (the queue's order); its state (`queued`, `sent`,
 ///   `refused`, `expired`, `unknown`, `damaged`), whether a try of it may have reached the server (`tried`), and
@@ -21,14 +19,20 @@ enum PostgresOutboxSchema {
     /// The version this EndpointKit writes and reads.
     static let currentVersion = 2
 
+    /// The outbox's tables.
+    static let tables = LibraryTables(
+        noun: "outbox",
+        prefix: "outbox",
+        currentVersion: currentVersion,
+        failure: .outboxStorageFailed,
+        migration: migration(to:schema:)
+    )
+
     /// The statements of each migration, by the version it leads to.
-    static func migration(to version: Int, schema: String) -> [String] {
+    @Sendable static func migration(to version: Int, schema: String) -> [String] {
         switch version {
         case 1:
-            return [
-                "CREATE SCHEMA IF NOT EXISTS \(schema)",
-                "CREATE TABLE \(schema).outbox_version (version integer NOT NULL)",
-                "INSERT INTO \(schema).outbox_version (version) VALUES (0)",
+            return tables.versionTable(in: schema) + [
                 """
                 CREATE TABLE \(schema).outbox_writes (
                     sequence bigserial PRIMARY KEY,
@@ -65,51 +69,7 @@ enum PostgresOutboxSchema {
 
     /// Brings `schema` to ``currentVersion``, or fails without writing to it when it is newer.
     static func prepare(_ client: PostgresClient, schema: String, logger: Logger) async throws(EndpointError) {
-        do {
-            try await withCarefulTransaction(client, logger: logger) { connection in
-                // One instance at a time migrates; the others wait here, then find the work done.
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(schema)))", logger: logger)
-                let version = try await Self.version(on: connection, schema: schema, logger: logger)
-                if version > currentVersion {
-                    throw EndpointError(
-                        .outboxStorageFailed,
-                        "the outbox schema \(schema) is at version \(version), newer than this EndpointKit's "
-                            + "\(currentVersion); nothing was changed: use an EndpointKit that knows version \(version)"
-                    )
-                }
-                for next in stride(from: version + 1, through: currentVersion, by: 1) {
-                    for statement in migration(to: next, schema: schema) {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query(
-                        PostgresQuery(unsafeSQL: "UPDATE \(schema).outbox_version SET version = \(next)"),
-                        logger: logger
-                    )
-                }
-            }
-        } catch let error as EndpointError {
-            throw error
-        } catch {
-            throw PostgresOutboxFailure.error("the outbox schema \(schema) could not be prepared", error)
-        }
-    }
-
-    /// The schema's version; 0 when it has no outbox tables yet.
-    private static func version(on connection: PostgresConnection, schema: String, logger: Logger) async throws -> Int {
-        let exists = try await connection.query(
-            "SELECT to_regclass(\(schema + ".outbox_version")) IS NOT NULL",
-            logger: logger
-        )
-        var found = false
-        for try await (flag) in exists.decode(Bool.self) { found = flag }
-        guard found else { return 0 }
-        let rows = try await connection.query(
-            PostgresQuery(unsafeSQL: "SELECT version FROM \(schema).outbox_version"),
-            logger: logger
-        )
-        var version = 0
-        for try await (value) in rows.decode(Int.self) { version = value }
-        return version
+        try await tables.prepare(client, schema: schema, logger: logger)
     }
 }
 #endif

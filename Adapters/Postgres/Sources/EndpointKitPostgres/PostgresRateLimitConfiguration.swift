@@ -1,0 +1,60 @@
+#if Postgres
+import EndpointKit
+
+/// Where ``PostgresRateLimits`` keeps its limits, and what it does while PostgreSQL cannot be reached.
+public struct PostgresRateLimitConfiguration: Sendable {
+    /// What a limit does while PostgreSQL cannot be reached. Never "send as if there were no limit".
+    public enum Unreachable: Sendable, Hashable {
+        /// Calls wait for PostgreSQL for up to this long, then fail with ``EndpointKit/EndpointError/Kind/rateLimited``
+        /// (nothing is sent). The fleet never exceeds the limit, and sends nothing while the database is down.
+        case failClosed(waitingUpTo: Duration)
+        /// This instance keeps a share of each limit on its own: `count ÷ instances` (at least 1) per period. It
+        /// first waits one window (period and margin) so that no window mixes the fleet's sends with its own, and
+        /// when it reaches PostgreSQL again it pauses each limit it kept for one window, for the same reason. Give
+        /// the number of instances that share the limits: with more, the fleet can exceed the limit; an instance cut
+        /// off from PostgreSQL while the others still reach it adds its share to what they send.
+        case localShare(instances: Int)
+    }
+
+    /// The schema the limits' table lives in, made if missing: a lowercase SQL identifier of at most 48 characters.
+    /// Instances that share limits name the same one; it may be the outbox's.
+    public var schema: String
+    /// How long a trip to PostgreSQL may take before it counts as unreachable.
+    public var timeout: Duration
+    /// What calls do while PostgreSQL cannot be reached.
+    public var whenUnreachable: Unreachable
+    /// While keeping a local share, how often one call tries PostgreSQL again.
+    public var retryInterval: Duration
+    /// How long the listening connection waits before it listens again after it was lost.
+    public var listenRetryInterval: Duration
+
+    /// The defaults: schema `endpointkit`, a second for PostgreSQL to answer, failing closed after 5 s, PostgreSQL
+    /// tried again every second.
+    public init(
+        schema: String = "endpointkit",
+        timeout: Duration = .seconds(1),
+        whenUnreachable: Unreachable = .failClosed(waitingUpTo: .seconds(5)),
+        retryInterval: Duration = .seconds(1),
+        listenRetryInterval: Duration = .seconds(1)
+    ) {
+        self.schema = schema
+        self.timeout = timeout
+        self.whenUnreachable = whenUnreachable
+        self.retryInterval = retryInterval
+        self.listenRetryInterval = listenRetryInterval
+    }
+
+    /// Why the configuration cannot be used, if it cannot.
+    var problem: String? {
+        if let problem = schemaNameProblem(schema, of: "rate limit") { return problem }
+        if timeout <= .zero || retryInterval <= .zero || listenRetryInterval <= .zero {
+            return "the rate limits' timeout or retry intervals are not positive"
+        }
+        switch whenUnreachable {
+        case .failClosed(let wait) where wait < .zero: return "the rate limits' fail-closed wait is negative"
+        case .localShare(let instances) where instances < 1: return "the rate limits' local share has no instance"
+        default: return nil
+        }
+    }
+}
+#endif

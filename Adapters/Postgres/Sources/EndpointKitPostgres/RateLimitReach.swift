@@ -1,0 +1,100 @@
+#if Postgres
+import EndpointKit
+
+/// Whether a ``PostgresRateLimits`` that keeps a local share while PostgreSQL is unreachable counts in the
+/// database or on its own, and its own counts; changed only by ``apply(_:)``, which returns what to do.
+///
+/// - While PostgreSQL answers, calls count there (`useShared`).
+/// - The first failure starts a local spell: calls count in this process, against a share of each limit, each
+///   key paused until one window (period and margin) after the failure, so that no window holds both the fleet's
+///   sends before it and this instance's after it.
+/// - Once per retry interval, one call tries PostgreSQL again; when it answers, the spell ends, its counts are
+///   dropped, and each key it kept is to be paused in PostgreSQL for one window from then (`pauseShared`), so that no
+///   window holds both this instance's own sends and the fleet's after it. The call that found PostgreSQL back
+///   reserves again after those pauses.
+///
+/// Times are microseconds of the process's clock.
+struct RateLimitReach: Sendable, Hashable {
+    typealias Time = RateLimitState.Time
+
+    /// How often a call tries PostgreSQL again during a spell.
+    let retryInterval: Time
+    /// When the current spell began, or `nil` while counting in PostgreSQL.
+    private(set) var localSince: Time?
+    /// When a call is next to try PostgreSQL again.
+    private(set) var retryAt: Time = 0
+    /// This spell's counts, by key, and each key's window.
+    private(set) var states: [String: RateLimitState] = [:]
+    private(set) var windows: [String: Time] = [:]
+
+    init(retryInterval: Time) { self.retryInterval = retryInterval }
+
+    enum Event: Sendable, Hashable {
+        /// A call is about to reserve: where?
+        case route(now: Time)
+        /// PostgreSQL could not be used.
+        case failed(now: Time)
+        /// PostgreSQL answered.
+        case answered
+        /// A call reserves a slot of `share`, whose window is `window`, in this spell's counts.
+        case reserveLocally(key: String, share: RateLimit, maxWait: Time, now: Time)
+        /// The upstream asked every caller of `key` to wait.
+        case pause(key: String, duration: Time, now: Time)
+    }
+
+    enum Effect: Sendable, Hashable {
+        /// Reserve in PostgreSQL.
+        case useShared
+        /// Reserve in this spell's counts.
+        case useLocal
+        /// Pause each key in PostgreSQL for its window, then reserve again.
+        case pauseShared([String: Time])
+        /// The answer of a local reservation.
+        case decided(RateLimitState.Decision)
+        /// Nothing to do.
+        case none
+    }
+
+    /// Applies `event` and returns what its caller is to do.
+    mutating func apply(_ event: Event) -> Effect {
+        switch event {
+        case .route(let now):
+            guard localSince != nil else { return .useShared }
+            guard now >= retryAt else { return .useLocal }
+            retryAt = now + retryInterval
+            return .useShared
+        case .failed(let now):
+            if localSince == nil {
+                localSince = now
+                retryAt = now + retryInterval
+            }
+            return .useLocal
+        case .answered:
+            guard localSince != nil else { return .none }
+            defer { (localSince, states, windows) = (nil, [:], [:]) }
+            return windows.isEmpty ? .none : .pauseShared(windows)
+        case .reserveLocally(let key, let share, let maxWait, let now):
+            guard let since = localSince else { return .useShared }
+            let window = (share.period + share.margin).wholeMicroseconds
+            windows[key] = window
+            var state = states[key] ?? RateLimitState(pausedUntil: since + window)
+            defer { states[key] = state }
+            return .decided(
+                state.apply(.reserve(now: now, interval: share.intervalMicroseconds, tolerance: share.toleranceMicroseconds, maxWait: maxWait))
+            )
+        case .pause(let key, let duration, let now):
+            guard localSince != nil, states[key] != nil else { return .none }
+            _ = states[key]?.apply(.pause(now: now, duration: duration))
+            return .none
+        }
+    }
+}
+
+extension RateLimit {
+    /// One instance's share of this limit among `instances`: the count and the burst divided (at least 1 each).
+    func share(among instances: Int) -> RateLimit {
+        let instances = max(1, instances)
+        return RateLimit(count / instances, per: period, burst: burst / instances, margin: margin)
+    }
+}
+#endif
