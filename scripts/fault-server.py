@@ -92,6 +92,15 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            a strong ETag per page, Cache-Control ?cc= (default "private, max-age=60") and
                            Vary: Accept, Authorization, Cookie; a 304 when If-None-Match names the page's ETag.
                            Counts pages/KEY, pages-200/KEY, pages-304/KEY and the body bytes sent as pages-bytes/KEY
+    GET  /limited/KEY?limit=N&period=MS  an upstream that keeps N requests per MS milliseconds in any window (a sliding
+                           window, counted by arrival): within it, 200 and {"id": 1, "name": "ok"}; beyond it, 429 with
+                           Retry-After: 1 (counted as limited-over/KEY). ?pause=S answers the first request 429 with
+                           Retry-After: S, and counts as limited-early/KEY each later one that arrives before then. The
+                           x-instance header, when sent, is counted as limited-by/KEY/INSTANCE
+    GET  /window/KEY?period=MS  {"count": N, "max": M, "over": O, "early": E, "by": {INSTANCE: N}, "span": S}: the
+                           requests /limited/KEY received, the most in any window of MS milliseconds, the 429s for
+                           going over, the arrivals inside the first answer's pause, and the seconds from the first
+                           arrival to the last
     ANY  /versioned/KEY/ID a versioned item {"id": ID, "version": V, "name": N, "pending": false} (V from 1): GET
                            answers it; PATCH with the new name as its body stores it as version V + 1 and answers
                            it, or answers 500 when the request has X-Fail: 1. Each request waits 0-4 ms first (by
@@ -814,6 +823,63 @@ def route_versioned(request):
     respond(request.sock, 200, body, close=request.closing)
 
 
+arrivals = {}
+pauses = {}
+
+
+def route_limited(request):
+    sock, key, target, headers = request.sock, request.key, request.target, request.headers
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
+    limit = int(query.get("limit", ["10"])[0])
+    period = int(query.get("period", ["1000"])[0]) / 1000
+    pause = float(query.get("pause", ["0"])[0])
+    now = time.monotonic()
+    instance = headers.get("x-instance")
+    with lock:
+        seen = arrivals.setdefault(key, [])
+        first = not seen
+        seen.append(now)
+        if instance:
+            counts[f"limited-by/{key}/{instance}"] = counts.get(f"limited-by/{key}/{instance}", 0) + 1
+        if first and pause > 0:
+            pauses[key] = now + pause
+        elif now < pauses.get(key, 0):
+            counts["limited-early/" + key] = counts.get("limited-early/" + key, 0) + 1
+        # Arrivals are appended nearly in order: the scan from the end stops a second past the window.
+        inside = 0
+        for arrival in reversed(seen):
+            if arrival <= now - period - 1:
+                break
+            inside += arrival > now - period
+    if first and pause > 0:
+        head = f"HTTP/1.1 429 Too Many Requests\r\nRetry-After: {pause:g}\r\nContent-Type: application/json\r\n"
+        sock.sendall(f"{head}Content-Length: 2\r\n\r\n{{}}".encode())
+    elif inside > limit:
+        count("limited-over/" + key)
+        head = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Type: application/json\r\n"
+        sock.sendall(f"{head}Content-Length: 2\r\n\r\n{{}}".encode())
+    else:
+        respond(sock, 200, b'{"id": 1, "name": "ok"}')
+
+
+def route_window(request):
+    sock, key, target = request.sock, request.key, request.target
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
+    period = int(query.get("period", ["1000"])[0]) / 1000
+    with lock:
+        seen = sorted(arrivals.get(key, []))
+        by = {name.split("/", 2)[2]: value for name, value in counts.items() if name.startswith(f"limited-by/{key}/")}
+        over, early = counts.get("limited-over/" + key, 0), counts.get("limited-early/" + key, 0)
+    most, start = 0, 0
+    for end, arrival in enumerate(seen):
+        while seen[start] <= arrival - period:
+            start += 1
+        most = max(most, end - start + 1)
+    span = seen[-1] - seen[0] if seen else 0
+    body = {"count": len(seen), "max": most, "over": over, "early": early, "by": by, "span": span}
+    respond(sock, 200, json.dumps(body).encode())
+
+
 # The first part of the path picks the route; the module docstring says what each one does.
 ROUTES = {
     "count": route_count,
@@ -844,6 +910,8 @@ ROUTES = {
     "idem-log": route_idem_log,
     "pages": route_pages,
     "versioned": route_versioned,
+    "limited": route_limited,
+    "window": route_window,
 }
 
 

@@ -24,62 +24,20 @@ interleaved in each of R rounds; prints writes per second and the median and ran
 """
 
 import argparse
-import json
-import os
 import random
 import signal
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 import uuid
 
-ENV = os.environ
+from fleet_common import ENV, get_json, psql_retrying, restart_postgres
+from fleet_common import fleet_binary as binary_of
 
 
 def fleet_binary():
-    folder = ENV.get("ENDPOINTKIT_BIN")
-    if not folder:
-        sys.exit("outbox-fleet: set ENDPOINTKIT_BIN to a build folder holding EndpointKitPostgresFleet")
-    return os.path.join(folder, "EndpointKitPostgresFleet")
-
-
-def psql(sql):
-    """Runs `sql` with psql against the test database; returns its rows as lists of text."""
-    out = subprocess.run(
-        [os.path.join(ENV["ENDPOINTKIT_POSTGRES_BIN"], "psql"), ENV["ENDPOINTKIT_POSTGRES_URL"], "-AtqX", "-F", "\t",
-         "-c", sql],
-        capture_output=True, text=True, check=True,
-    ).stdout
-    return [line.split("\t") for line in out.splitlines() if line]
-
-
-def psql_retrying(sql, seconds=60):
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            return psql(sql)
-        except subprocess.CalledProcessError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
-
-
-def get_json(path):
-    with urllib.request.urlopen(ENV["ENDPOINTKIT_FAULT_URL"] + path, timeout=30) as answer:
-        return json.load(answer)
-
-
-def as_owner(command):
-    return (["runuser", "-u", "postgres", "--"] + command) if os.geteuid() == 0 else command
-
-
-def restart_postgres():
-    data = ENV["ENDPOINTKIT_POSTGRES_DATA"]
-    subprocess.run(as_owner([os.path.join(ENV["ENDPOINTKIT_POSTGRES_BIN"], "pg_ctl"), "restart", "-m", "immediate",
-                             "-D", data, "-w", "-l", os.path.join(os.path.dirname(data), "restarts.log")]),
-                   check=True, stdout=subprocess.DEVNULL)
+    return binary_of("outbox-fleet")
 
 
 class Senders:

@@ -176,11 +176,16 @@ import FoundationNetworking
 
     @Test("A rate limit suggests when to try again, rounded with its unit")
     func rateLimitSuggestion() {
-        var error = EndpointError(.rateLimited, "the server asks to wait")
+        var error = EndpointError(.rateLimited, "the server asks to wait", statusCode: 429)
         error.retryAfter = .seconds(2.499998718)
+        var local = EndpointError(.rateLimited, "the rate limit api has no slot within 5 s")
+        local.retryAfter = .seconds(7)
 
         #expect(error.recoverySuggestion == "Try again in 2.5 s.")
         #expect(error.errorDescription == "The server asked to wait before trying again.")
+        // A RateLimiter's own refusal has no status: the server asked nothing.
+        #expect(local.errorDescription == "A rate limit held the request back.")
+        #expect(local.recoverySuggestion == "Try again in 7 s.")
     }
 
     @Test("localizedDescription of an error whose message names the missing thing says it: the model's ID, the write")

@@ -15,10 +15,9 @@ import Testing
 /// - No slot wasted: a slot that waits, and not for a pause, is at most one interval after the slot before it.
 /// - A refusal is a slot beyond the caller's wait, and reserves nothing (the state is as it was).
 ///
-/// Defects planted in `apply` that it catches, each tried once: the tolerance added twice (a burst one too many);
-/// the arrival time moved from `now` instead of from the slot (a window too full after a wait); a pause that ends
-/// the next slot's wait early (slots inside the pause); a refusal that reserves its slot anyway; an interval added
-/// twice per slot (half the limit used).
+/// Defects planted in `apply` that it catches, each tried once: the tolerance counted twice (bursts too large); the
+/// arrival time moved on from `now` instead of from the slot (a window too full after a wait); pauses ignored (slots
+/// inside them); a refusal that reserves its slot anyway; an interval added twice per slot (half the limit used).
 private struct LimitWalk {
     var random: SeededGenerator
     var state = RateLimitState()

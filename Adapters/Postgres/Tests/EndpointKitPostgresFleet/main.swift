@@ -21,6 +21,10 @@ import UnixSignals
 //       prints `raw WRITES MILLISECONDS`
 //   EndpointKitPostgresFleet directory SERVER KEY WRITES GROUPS
 //       the same writes queued in a directory outbox, then timed while it drains; prints `directory WRITES MS`
+//   EndpointKitPostgresFleet limiter SCHEMA SERVER KEY INSTANCE LIMIT PERIOD_MS CONCURRENCY SECONDS POLICY
+//       CONCURRENCY calls at once at SERVER's limited/KEY for SECONDS, through a RateLimiter of LIMIT per PERIOD_MS
+//       kept in PostgreSQL (SCHEMA, key KEY), failing closed (POLICY `closed`) or on a local share (`share:N`)
+//       while PostgreSQL is out of reach; prints what it sent and the reservations' times (scripts/ratelimit-fleet.py)
 //
 // PostgreSQL is read from ENDPOINTKIT_POSTGRES_URL.
 
@@ -44,11 +48,18 @@ struct FleetError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-func endpointClient(_ server: String, _ transport: AsyncHTTPClientTransport) throws -> EndpointClient {
+func endpointClient(_ server: String, _ transport: AsyncHTTPClientTransport, middleware: [any Middleware] = [])
+    throws -> EndpointClient
+{
     guard let base = URL(string: server) else { throw FleetError("not a URL: \(server)") }
     var defaults = RequestDefaults()
     defaults.timeout = .seconds(10)
-    return EndpointClient(environment: ServerEnvironment(baseURL: base), transport: transport, defaults: defaults)
+    return EndpointClient(
+        environment: ServerEnvironment(baseURL: base),
+        transport: transport,
+        defaults: defaults,
+        middleware: middleware
+    )
 }
 
 /// Sends until SIGTERM.
@@ -279,8 +290,20 @@ do {
             writes: Int(arguments[3]) ?? 0,
             groups: Int(arguments[4]) ?? 1
         )
+    case "limiter" where arguments.count >= 10:
+        try await limiter(
+            schema: arguments[1],
+            server: arguments[2],
+            key: arguments[3],
+            instance: arguments[4],
+            limit: Int(arguments[5]) ?? 1,
+            period: .milliseconds(Int(arguments[6]) ?? 1000),
+            concurrency: Int(arguments[7]) ?? 1,
+            seconds: Int(arguments[8]) ?? 1,
+            policy: try unreachablePolicy(arguments[9])
+        )
     default:
-        print("usage: EndpointKitPostgresFleet sender|enqueue|raw ... (see its source)")
+        print("usage: EndpointKitPostgresFleet sender|enqueue|raw|directory|limiter ... (see its source)")
         exit(64)
     }
 } catch {

@@ -1,0 +1,113 @@
+#if Postgres && AsyncHTTPClient
+import EndpointKit
+import EndpointKitAsyncHTTPClient
+import EndpointKitPostgres
+import Foundation
+import PostgresNIO
+
+/// Times each reservation of `inner`: the limiter's own cost per call (its trip to PostgreSQL), apart from the wait
+/// for the slot that the limit itself asks.
+final class TimedStorage: RateLimitStorage {
+    let inner: any RateLimitStorage
+    private let times = Locked([Int]())
+
+    init(_ inner: any RateLimitStorage) { self.inner = inner }
+
+    func reserve(_ key: String, limit: RateLimit, maxWait: Duration) async throws(EndpointError) -> RateLimitGrant {
+        let started = ContinuousClock.now
+        defer {
+            let micros = Int(started.duration(to: .now).wholeMicroseconds)
+            times.withLock { $0.append(micros) }
+        }
+        return try await inner.reserve(key, limit: limit, maxWait: maxWait)
+    }
+
+    func pause(_ key: String, for duration: Duration) async throws(EndpointError) {
+        try await inner.pause(key, for: duration)
+    }
+
+    func pauseRemaining(_ key: String) -> Duration? { inner.pauseRemaining(key) }
+
+    /// Every reservation's time so far, in microseconds, sorted.
+    var microseconds: [Int] { times.withLock { $0 }.sorted() }
+}
+
+/// What `limiter` does while PostgreSQL is out of reach, from its name: `closed` or `share:N`.
+func unreachablePolicy(_ name: String) throws -> PostgresRateLimitConfiguration.Unreachable {
+    if name == "closed" { return .failClosed(waitingUpTo: .seconds(5)) }
+    if name.hasPrefix("share:"), let instances = Int(name.dropFirst(6)), instances > 0 {
+        return .localShare(instances: instances)
+    }
+    throw FleetError("not a policy: \(name) (closed or share:N)")
+}
+
+/// Drives `concurrency` calls at once at the fault server's `/limited/KEY` for `seconds`, through a RateLimiter of
+/// `limit` per `period` on PostgreSQL, then prints what it sent and the limiter's own cost per call:
+/// `limiter INSTANCE sent=N limited=L failed=F p50=US p99=US max=US`.
+func limiter(
+    schema: String,
+    server: String,
+    key: String,
+    instance: String,
+    limit: Int,
+    period: Duration,
+    concurrency: Int,
+    seconds: Int,
+    policy: PostgresRateLimitConfiguration.Unreachable
+) async throws {
+    let postgres = PostgresClient(configuration: try postgresConfiguration(application: "fleet-limiter"))
+    let transport = AsyncHTTPClientTransport()
+    let limits = try PostgresRateLimits(
+        postgres: postgres,
+        configuration: PostgresRateLimitConfiguration(schema: schema, whenUnreachable: policy),
+        logger: logger
+    )
+    let timed = TimedStorage(limits)
+    let client = try endpointClient(
+        server,
+        transport,
+        middleware: [RateLimiter(RateLimit(limit, per: period), key: key, storage: timed)]
+    )
+    let endpoint = Endpoint<EndpointKinds.Public, Data>(
+        path: "limited/\(key)",
+        queryItems: [
+            URLQueryItem(name: "limit", value: String(limit)),
+            URLQueryItem(name: "period", value: String(period.wholeMicroseconds / 1000)),
+        ],
+        headers: ["x-instance": instance]
+    )
+    let counts = Locked((sent: 0, limited: 0, failed: 0))
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { await postgres.run() }
+        tasks.addTask { try? await limits.run() }
+        try await retrying { try await limits.prepare() }
+        let end = ContinuousClock.now.advanced(by: .seconds(seconds))
+        await withTaskGroup(of: Void.self) { callers in
+            for _ in 0..<concurrency {
+                callers.addTask {
+                    while ContinuousClock.now < end {
+                        do {
+                            _ = try await client.response(for: endpoint)
+                            counts.withLock { $0.sent += 1 }
+                        } catch let error as EndpointError where error.kind == .rateLimited && error.statusCode == nil {
+                            counts.withLock { $0.limited += 1 }
+                        } catch {
+                            counts.withLock { $0.failed += 1 }
+                            try? await Task.sleep(for: .milliseconds(20))
+                        }
+                    }
+                }
+            }
+        }
+        tasks.cancelAll()
+    }
+    try await transport.shutdown()
+    let times = timed.microseconds
+    let (sent, limited, failed) = counts.withLock { ($0.sent, $0.limited, $0.failed) }
+    func at(_ fraction: Double) -> Int { times.isEmpty ? 0 : times[min(times.count - 1, Int(Double(times.count) * fraction))] }
+    print(
+        "limiter \(instance) sent=\(sent) limited=\(limited) failed=\(failed) reservations=\(times.count) "
+            + "p50=\(at(0.5)) p99=\(at(0.99)) max=\(times.last ?? 0)"
+    )
+}
+#endif

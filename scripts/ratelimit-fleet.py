@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""The fleet rate limit's proof: N processes share one limit in PostgreSQL and the upstream never counts more.
+
+    scripts/ratelimit-fleet.py proof [--seconds S] [--limit L] [--concurrency C]
+
+Needs the servers of scripts/test-servers.sh (its variables in the environment: the fault server is the upstream,
+PostgreSQL the limits) and ENDPOINTKIT_BIN, a build folder holding EndpointKitPostgresFleet (every trait on).
+
+Each phase starts its instances (`EndpointKitPostgresFleet limiter`), each driving C calls at once for S seconds at
+the fault server's /limited/KEY, which keeps L requests per second in any window (a sliding window, counted at
+arrival) and answers 429 beyond it. Every instance's RateLimiter keeps the same RateLimit(L, per: 1 s) in
+PostgreSQL. The phases: 4 instances; 8 instances; 4 instances failing closed while PostgreSQL is restarted
+(`pg_ctl restart -m immediate`) a third of the way and killed (SIGKILL, down 3 s) two thirds of the way; the same
+with a local share of L / 4 each.
+
+Passes when, in every phase, the upstream never counted more than L in any window of one second and never had to
+refuse a call for going over, and, in the phases without faults, the fleet used at least 90 % of the limit. Prints
+per phase: the upstream's count, its most in one window, the use of the limit (arrivals over their span), the
+spread between instances (fewest and most sent), and the limiter's own cost per call (the time of a reservation:
+median and 99th percentile, the worst instance's). Full size: 60 s per phase, L = 100, C = 16; CI runs it small.
+"""
+
+import argparse
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+from fleet_common import ENV, fleet_binary, get_json, kill_postgres, restart_postgres
+
+
+def run_phase(binary, name, instances, arguments, policy, faults):
+    """Runs one phase; returns (its figures as text, its failures)."""
+    key, schema = f"limits-{uuid.uuid4().hex[:12]}", "fleet_limits"
+    command = lambda number: [binary, "limiter", schema, ENV["ENDPOINTKIT_FAULT_URL"], key, f"i{number}",
+                              str(arguments.limit), "1000", str(arguments.concurrency), str(arguments.seconds), policy]
+    processes = [subprocess.Popen(command(number), stdout=subprocess.PIPE, text=True) for number in range(instances)]
+    chaos = threading.Thread(target=inflict, args=(faults, arguments.seconds))
+    chaos.start()
+    outputs = [process.communicate(timeout=arguments.seconds + 300)[0] for process in processes]
+    chaos.join()
+    failures = [f"{name}: instance {number} exited {process.returncode}: {output.strip()[-300:]}"
+                for number, (process, output) in enumerate(zip(processes, outputs)) if process.returncode != 0]
+    reports = [dict(item.split("=") for item in line.split()[2:])
+               for output in outputs for line in output.splitlines() if line.startswith("limiter ")]
+    window = get_json(f"/window/{key}?period=1000")
+    use = (window["count"] - 1) / (window["span"] * arguments.limit) if window["span"] > 0 else 0
+    sent = sorted(window["by"].values()) or [0]
+    p50 = max((int(report["p50"]) for report in reports), default=0)
+    p99 = max((int(report["p99"]) for report in reports), default=0)
+    errors = sum(int(report["failed"]) + int(report["limited"]) for report in reports)
+    figures = (f"{name}: upstream counted {window['count']}, at most {window['max']} in one second (limit "
+               f"{arguments.limit}), {window['over']} refused for going over; use {use:.1%} of the limit; per "
+               f"instance {sent[0]}-{sent[-1]} sent (spread {sent[-1] / max(1, sent[0]):.2f}); calls that failed "
+               f"{errors}; reservation p50 {p50} µs, p99 {p99} µs (worst instance)")
+    if window["max"] > arguments.limit or window["over"]:
+        failures.append(f"{name}: the upstream counted {window['max']} in one second, {window['over']} over")
+    if not faults and use < 0.90:
+        failures.append(f"{name}: the fleet used {use:.1%} of the limit, under 90 %")
+    return figures, failures
+
+
+def inflict(faults, seconds):
+    """Restarts PostgreSQL a third of the way through the phase and kills it two thirds of the way, when asked."""
+    if not faults:
+        return
+    time.sleep(seconds / 3)
+    restart_postgres()
+    time.sleep(seconds / 3)
+    kill_postgres(3)
+
+
+def proof(arguments):
+    binary = fleet_binary("ratelimit-fleet")
+    print(f"rate limit fleet proof: {arguments.seconds} s per phase, limit {arguments.limit} per second, "
+          f"{arguments.concurrency} calls at once per instance")
+    phases = [
+        ("4 instances", 4, "closed", False),
+        ("8 instances", 8, "closed", False),
+        ("4 instances, PostgreSQL restarted and killed, failing closed", 4, "closed", True),
+        ("4 instances, PostgreSQL restarted and killed, local shares", 4, "share:4", True),
+    ]
+    failures = []
+    for name, instances, policy, faults in phases:
+        figures, failed = run_phase(binary, name, instances, arguments, policy, faults)
+        print(f"rate limit fleet proof: {figures}", flush=True)
+        failures += failed
+    for failure in failures:
+        print(f"rate limit fleet proof: FAILED: {failure}")
+    sys.exit(1 if failures else 0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("proof")
+    run.add_argument("--seconds", type=int, default=60)
+    run.add_argument("--limit", type=int, default=100)
+    run.add_argument("--concurrency", type=int, default=16)
+    proof(parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
