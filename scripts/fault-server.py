@@ -97,10 +97,11 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            Retry-After: 1 (counted as limited-over/KEY). ?pause=S answers the first request 429 with
                            Retry-After: S, and counts as limited-early/KEY each later one that arrives before then. The
                            x-instance header, when sent, is counted as limited-by/KEY/INSTANCE
-    GET  /window/KEY?period=MS  {"count": N, "max": M, "over": O, "early": E, "by": {INSTANCE: N}, "span": S}: the
-                           requests /limited/KEY received, the most in any window of MS milliseconds, the 429s for
-                           going over, the arrivals inside the first answer's pause, and the seconds from the first
-                           arrival to the last
+    GET  /window/KEY?period=MS  {"count": N, "max": M, "max_at": T, "over": O, "early": E, "by": {INSTANCE: N},
+                           "span": S}: the requests /limited/KEY received, the most in any window of MS milliseconds
+                           and the seconds from the first arrival to the first such window, the 429s for going over,
+                           the arrivals inside the first answer's pause, and the seconds from the first arrival to
+                           the last
     ANY  /versioned/KEY/ID a versioned item {"id": ID, "version": V, "name": N, "pending": false} (V from 1): GET
                            answers it; PATCH with the new name as its body stores it as version V + 1 and answers
                            it, or answers 500 when the request has X-Fail: 1. Each request waits 0-4 ms first (by
@@ -870,13 +871,14 @@ def route_window(request):
         seen = sorted(arrivals.get(key, []))
         by = {name.split("/", 2)[2]: value for name, value in counts.items() if name.startswith(f"limited-by/{key}/")}
         over, early = counts.get("limited-over/" + key, 0), counts.get("limited-early/" + key, 0)
-    most, start = 0, 0
+    most, most_at, start = 0, 0, 0
     for end, arrival in enumerate(seen):
         while seen[start] <= arrival - period:
             start += 1
-        most = max(most, end - start + 1)
+        if end - start + 1 > most:
+            most, most_at = end - start + 1, seen[start] - seen[0]
     span = seen[-1] - seen[0] if seen else 0
-    body = {"count": len(seen), "max": most, "over": over, "early": early, "by": by, "span": span}
+    body = {"count": len(seen), "max": most, "max_at": most_at, "over": over, "early": early, "by": by, "span": span}
     respond(sock, 200, json.dumps(body).encode())
 
 

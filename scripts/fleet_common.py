@@ -7,6 +7,7 @@ ENDPOINTKIT_FAULT_URL) and ENDPOINTKIT_BIN, a build folder holding EndpointKitPo
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -66,10 +67,32 @@ def restart_postgres():
 
 
 def kill_postgres(down_seconds):
-    """SIGKILL of the postmaster: the server is gone for `down_seconds`, then started again."""
-    with open(os.path.join(ENV["ENDPOINTKIT_POSTGRES_DATA"], "postmaster.pid")) as pid_file:
+    """SIGKILL of the postmaster: the server is gone for `down_seconds`, then started again with the options it
+    ran with (its port, its socket folder: `pg_ctl start` alone would take the defaults)."""
+    data = ENV["ENDPOINTKIT_POSTGRES_DATA"]
+    with open(os.path.join(data, "postmaster.opts")) as opts_file:
+        words = shlex.split(opts_file.read())[1:]
+    options = [word for index, word in enumerate(words) if word != "-D" and (index == 0 or words[index - 1] != "-D")]
+    with open(os.path.join(data, "postmaster.pid")) as pid_file:
         pid = int(pid_file.readline())
     os.kill(pid, signal.SIGKILL)
-    # Its backends notice the postmaster's death and end; the next start waits for them.
     time.sleep(down_seconds)
-    pg_ctl("start")
+    # Its backends notice the postmaster's death and end. Until the dead postmaster is reaped, the next start takes it
+    # for a running server (its lock files name it); a container whose first process never reaps it keeps it as a
+    # zombie, whose lock files then go.
+    deadline = time.monotonic() + 10
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if running(pid):
+        socket_folder = next((word.split("=", 1)[1] for word in options if word.startswith("unix_socket_directories=")),
+                             None)
+        locks = [os.path.join(data, "postmaster.pid")]
+        if socket_folder:
+            locks += [os.path.join(socket_folder, name) for name in os.listdir(socket_folder) if name.endswith(".lock")]
+        subprocess.run(as_owner(["rm", "-f", *locks]), check=True)
+    pg_ctl("start", "-o", shlex.join(options))
+
+
+def running(pid):
+    """Whether process `pid` exists, if only as a zombie."""
+    return os.path.exists(f"/proc/{pid}")

@@ -10,6 +10,10 @@
 /// ``margin`` after its slot (half of it waking up and sending, half on its way) and the server still counts no
 /// more than ``count`` in any ``period``. So the rate kept is `count − burst + 1` requests per `period + margin`:
 /// with the defaults (burst 1, margin 50 ms) and a period of one second, 95 % of the limit.
+///
+/// The margin must cover how much the time from a call's send to its arrival at the server varies: half of it, as the
+/// limiter measures it, what its storage's answer and its wake-up took; the other half, the way to the server. Give
+/// an upstream across the internet, where a new connection's handshakes take longer, a larger one.
 public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     /// The most requests in any window of ``period``.
     public let count: Int

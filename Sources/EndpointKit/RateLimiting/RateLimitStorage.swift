@@ -6,7 +6,9 @@
 /// ``RateLimit`` for it.
 public protocol RateLimitStorage: Sendable {
     /// Reserves the next slot of `limit` under `key`, or refuses when it is more than `maxWait` away (then nothing
-    /// is reserved).
+    /// is reserved). The answer counts from the moment it returns: a storage that cannot tell exactly when its slot
+    /// was decided (a database's answer takes a while to arrive) gives the latest the slot can be, so that a call
+    /// never goes early, and how much earlier it may have been.
     func reserve(_ key: String, limit: RateLimit, maxWait: Duration) async throws(EndpointError) -> RateLimitGrant
 
     /// Makes every caller of `key` wait `duration` from now, in every instance that shares this storage.
@@ -19,8 +21,9 @@ public protocol RateLimitStorage: Sendable {
 
 /// A storage's answer to ``RateLimitStorage/reserve(_:limit:maxWait:)``.
 public enum RateLimitGrant: Sendable, Hashable {
-    /// The slot is this far from now: wait, then send.
-    case send(after: Duration)
+    /// The slot is at most `after` from now: wait that long, then send. It may have been up to `early` sooner (the
+    /// time the answer took to arrive), which counts as lateness against the limit's margin.
+    case send(after: Duration, early: Duration = .zero)
     /// The first free slot is this far from now, beyond the caller's `maxWait`; nothing was reserved.
     case refused(nextSlotIn: Duration)
 }
@@ -29,7 +32,7 @@ extension RateLimitGrant {
     /// The grant a ``RateLimitState`` decision stands for.
     package init(_ decision: RateLimitState.Decision) {
         switch decision {
-        case .send(let wait): self = .send(after: .microseconds(wait))
+        case .send(let wait): self = .send(after: .microseconds(wait), early: .zero)
         case .refuse(let wait), .paused(until: let wait): self = .refused(nextSlotIn: .microseconds(wait))
         }
     }

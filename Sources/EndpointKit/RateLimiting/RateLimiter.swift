@@ -31,6 +31,20 @@ public struct RateLimiter: Middleware {
     /// A limit the upstream announces with the time it resets, honoured like a `Retry-After`, or `nil`.
     public let reset: RateLimitReset?
     private let clock: (any Clock<Duration>)?
+    private let counts = Locked(Counts())
+
+    /// What the step has done so far, for dashboards.
+    struct Counts: Sendable {
+        var sent = 0
+        var retaken = 0
+    }
+
+    /// The calls this step has let through so far: a metric.
+    public var sentCount: Int { counts.withLock { $0.sent } }
+
+    /// The slots given up so far because a call reached its slot more than half the margin late: a metric. Each is a
+    /// slot of the limit unused; many mean that the margin is too small for this machine or this storage.
+    public var retakenSlots: Int { counts.withLock { $0.retaken } }
 
     /// Creates the step.
     ///
@@ -82,21 +96,24 @@ public struct RateLimiter: Middleware {
     private func waitForSlot(on clock: some Clock<Duration>) async throws {
         var lateSlots = 0
         while true {
-            let asked = clock.now
-            let wait: Duration
+            let (wait, early): (Duration, Duration)
             switch try await storage.reserve(key, limit: limit, maxWait: maxWait) {
             case .refused(let nextSlotIn): throw refusal(nextSlotIn)
-            case .send(let after): wait = after
+            case .send(let after, let sooner): (wait, early) = (after, sooner)
             }
+            let answered = clock.now
             if wait > .zero { try await clock.sleep(for: wait) }
-            // Lateness counts the trip to the storage too: the slot was given somewhere within it.
-            let late = asked.duration(to: clock.now) - wait
+            let late = answered.duration(to: clock.now) - max(wait, .zero) + early
             if let paused = storage.pauseRemaining(key) {
                 guard paused <= maxWait else { throw refusal(paused) }
                 continue
             }
-            guard late > limit.margin / 2 else { return }
+            guard late > limit.margin / 2 else {
+                counts.withLock { $0.sent += 1 }
+                return
+            }
             lateSlots += 1
+            counts.withLock { $0.retaken += 1 }
             guard lateSlots < Self.maximumLateSlots else {
                 throw EndpointError(
                     .rateLimited,

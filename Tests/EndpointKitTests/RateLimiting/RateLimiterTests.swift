@@ -125,7 +125,7 @@ import FoundationNetworking
     @Test("A slot reached more than half the margin late is given up for a new one; eight in a row fail the call")
     func lateSlots() async throws {
         let clock = TestClock()
-        let storage = LateStorage(clock: clock, lateFor: 1)
+        let storage = LateStorage(lateFor: 1)
         let transport = StubTransport(replies: [Self.ok])
         let limiter = RateLimiter(RateLimit(10, per: .seconds(1)), key: "api", storage: storage, clock: clock)
         let client = EndpointClient(environment: Fixture.environment, transport: transport, middleware: [limiter])
@@ -133,6 +133,8 @@ import FoundationNetworking
         _ = try await client.response(for: .item(1))
         #expect(storage.reservations == 2)
         #expect(await transport.requests.count == 1)
+        #expect(limiter.retakenSlots == 1)
+        #expect(limiter.sentCount == 1)
 
         storage.lateFor = 100
         let error = try await #require(throws: EndpointError.self) { try await client.response(for: .item(1)) }
@@ -169,18 +171,14 @@ import FoundationNetworking
     }
 }
 
-/// A storage that grants every slot at once but, for the first `lateFor` reservations, moves the clock on by a
-/// second while it answers: a storage so slow that the caller reaches its slot late.
+/// A storage whose first `lateFor` answers say the slot may have been a second before the answer arrived: a storage so
+/// slow to answer that the caller reaches its slot late.
 final class LateStorage: RateLimitStorage, @unchecked Sendable {
-    private let clock: TestClock
     private let state = NSLock()
     private var _reservations = 0
     private var _lateFor: Int
 
-    init(clock: TestClock, lateFor: Int) {
-        self.clock = clock
-        _lateFor = lateFor
-    }
+    init(lateFor: Int) { _lateFor = lateFor }
 
     var reservations: Int { state.withLock { _reservations } }
     var lateFor: Int {
@@ -194,8 +192,7 @@ final class LateStorage: RateLimitStorage, @unchecked Sendable {
             defer { _lateFor -= 1 }
             return _lateFor > 0
         }
-        if late { clock.advance(by: .seconds(1)) }
-        return .send(after: .zero)
+        return .send(after: .zero, early: late ? .seconds(1) : .zero)
     }
 
     func pause(_ key: String, for duration: Duration) async throws(EndpointError) {}

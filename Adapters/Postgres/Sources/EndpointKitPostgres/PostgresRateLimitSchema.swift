@@ -8,7 +8,8 @@ import EndpointKit
 ///   and the end of the latest pause, in microseconds of the database's clock).
 /// - `ratelimit_reserve(key, interval, tolerance, max_wait, at)`: `RateLimitState.apply(.reserve…)` as one
 ///   statement: it locks the key's row, reads the time (`at`, or the database's clock once the lock is held),
-///   and answers the wait and whether it was granted. The tests hold it to `RateLimitState`'s answers.
+///   and answers the wait, whether it was granted, and how long the statement had run when it read the time. The
+///   tests hold it to `RateLimitState`'s answers.
 /// - `ratelimit_pause(key, duration, at)`: `RateLimitState.apply(.pause…)`, and a notification on
 ///   `<schema>_ratelimit` with what is left of the pause and the key, for the instances that listen.
 enum PostgresRateLimitSchema {
@@ -42,12 +43,13 @@ enum PostgresRateLimitSchema {
             """
             CREATE FUNCTION \(schema).ratelimit_reserve(
                 p_key text, p_interval bigint, p_tolerance bigint, p_max_wait bigint, p_at bigint DEFAULT NULL
-            ) RETURNS TABLE (wait bigint, granted boolean) LANGUAGE plpgsql AS $$
+            ) RETURNS TABLE (wait bigint, granted boolean, ran bigint) LANGUAGE plpgsql AS $$
             DECLARE
                 v_arrival bigint;
                 v_paused bigint;
                 v_now bigint;
                 v_slot bigint;
+                v_ran bigint;
             BEGIN
                 SELECT k.arrival, k.paused_until INTO v_arrival, v_paused
                     FROM \(schema).ratelimit_keys k WHERE k.key = p_key FOR UPDATE;
@@ -58,13 +60,16 @@ enum PostgresRateLimitSchema {
                 END IF;
                 v_now := coalesce(p_at, \(schema).ratelimit_now());
                 v_slot := greatest(v_now, v_arrival - p_tolerance, v_paused);
+                -- How long the statement had run when it read the time (the row's lock waited for included).
+                v_ran := CASE WHEN p_at IS NULL
+                    THEN v_now - (extract(epoch FROM statement_timestamp()) * 1000000)::bigint ELSE 0 END;
                 IF v_slot - v_now > p_max_wait THEN
-                    RETURN QUERY SELECT v_slot - v_now, false;
+                    RETURN QUERY SELECT v_slot - v_now, false, v_ran;
                     RETURN;
                 END IF;
                 UPDATE \(schema).ratelimit_keys SET arrival = greatest(v_arrival, v_slot) + p_interval
                     WHERE key = p_key;
-                RETURN QUERY SELECT v_slot - v_now, true;
+                RETURN QUERY SELECT v_slot - v_now, true, v_ran;
             END
             $$
             """,

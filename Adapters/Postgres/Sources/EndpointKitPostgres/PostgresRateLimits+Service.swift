@@ -6,7 +6,8 @@ import ServiceLifecycle
 extension PostgresRateLimits: Service {
     /// Prepares the table, then listens for the pauses other instances record until a graceful shutdown or until
     /// the caller's task is cancelled; a lost connection is listened on again after
-    /// ``PostgresRateLimitConfiguration/listenRetryInterval``.
+    /// ``PostgresRateLimitConfiguration/listenRetryInterval``. Each time it begins to listen it reads the pauses the
+    /// table holds, so that none recorded while it was not listening is missed.
     ///
     /// - Throws: ``EndpointKit/EndpointError/Kind/storageFailed`` when the table cannot be prepared.
     public func run() async throws {
@@ -20,6 +21,8 @@ extension PostgresRateLimits: Service {
             do {
                 try await postgres.withConnection { connection in
                     try await connection.listen(on: self.channel) { notifications in
+                        // Pauses recorded before the listening began, or while it was down, are in the table.
+                        try await self.catchUp()
                         for try await notification in notifications { self.heard(notification.payload) }
                     }
                 }
@@ -28,6 +31,23 @@ extension PostgresRateLimits: Service {
             }
             try? await Task.sleep(for: configuration.listenRetryInterval)
         }
+    }
+
+    /// Notes every pause the table holds that has not ended.
+    private func catchUp() async throws {
+        let schema = configuration.schema
+        let query: PostgresQuery = """
+            SELECT key, paused_until - \(unescaped: schema).ratelimit_now() FROM \(unescaped: schema).ratelimit_keys
+            WHERE paused_until > \(unescaped: schema).ratelimit_now()
+            """
+        let pauses = try await shared("the rate limits' pauses could not be read") { [postgres, logger] in
+            var pauses: [(String, Int64)] = []
+            for try await (key, left) in try await postgres.query(query, logger: logger).decode((String, Int64).self) {
+                pauses.append((key, left))
+            }
+            return pauses
+        }
+        for (key, left) in pauses { heard(key, pausedFor: .microseconds(left)) }
     }
 
     /// Notes a pause announced as `<microseconds left> <key>`; anything else is ignored.

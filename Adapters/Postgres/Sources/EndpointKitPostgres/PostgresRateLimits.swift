@@ -145,21 +145,30 @@ public final class PostgresRateLimits: RateLimitStorage {
         }
     }
 
-    /// One reservation in PostgreSQL.
+    /// One reservation in PostgreSQL. Its wait counts from when the statement read the database's clock, which the
+    /// caller cannot see: the wait is counted from the answer's arrival, so the call never goes early, and the time
+    /// since the clock was read at the most (the statement's time on the connection less what it says it ran before
+    /// reading the clock: not the wait for a pooled connection nor for the row's lock) is how early the slot may be.
     private func reserveShared(_ key: String, _ limit: RateLimit, _ maxWait: Duration) async throws(EndpointError)
         -> RateLimitGrant
     {
         let query: PostgresQuery = """
-            SELECT wait, granted FROM \(unescaped: configuration.schema).ratelimit_reserve(\(key), \
+            SELECT wait, granted, ran FROM \(unescaped: configuration.schema).ratelimit_reserve(\(key), \
             \(limit.intervalMicroseconds), \(limit.toleranceMicroseconds), \(maxWait.wholeMicroseconds))
             """
-        let (wait, granted) = try await shared("the rate limit \(key) could not be counted") { [postgres, logger] in
-            for try await (wait, granted) in try await postgres.query(query, logger: logger).decode((Int64, Bool).self) {
-                return (wait, granted)
+        let (wait, granted, sinceRead) = try await shared("the rate limit \(key) could not be counted") {
+            [postgres, logger] in
+            try await postgres.withConnection { connection in
+                let started = ContinuousClock.now
+                let rows = try await connection.query(query, logger: logger).decode((Int64, Bool, Int64).self)
+                for try await (wait, granted, ran) in rows {
+                    let sinceRead = started.duration(to: .now) - .microseconds(max(0, ran))
+                    return (wait, granted, sinceRead)
+                }
+                throw EndpointError(.storageFailed, "ratelimit_reserve answered no row")
             }
-            throw EndpointError(.storageFailed, "ratelimit_reserve answered no row")
         }
-        return granted ? .send(after: .microseconds(wait)) : .refused(nextSlotIn: .microseconds(wait))
+        return granted ? .send(after: .microseconds(wait), early: sinceRead) : .refused(nextSlotIn: .microseconds(wait))
     }
 
     /// Records a pause of `key` in PostgreSQL, which tells every listening instance.

@@ -32,6 +32,21 @@ final class TimedStorage: RateLimitStorage {
     var microseconds: [Int] { times.withLock { $0 }.sorted() }
 }
 
+/// Opens the connections `concurrency` calls at once use, to the upstream (through `client`, which shares the
+/// limited client's transport, outside the limit) and to PostgreSQL, as in a server that has been running: a
+/// request on a connection opened at start-up arrives later than the limit's margin allows on this loaded machine.
+func warmUp(_ concurrency: Int, client: EndpointClient, postgres: PostgresClient) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { calls in
+        for _ in 0..<concurrency {
+            calls.addTask {
+                _ = try await client.response(for: Endpoint<EndpointKinds.Public, Data>(path: "count/warm-up"))
+                try await postgres.query("SELECT 1", logger: logger)
+            }
+        }
+        try await calls.waitForAll()
+    }
+}
+
 /// What `limiter` does while PostgreSQL is out of reach, from its name: `closed` or `share:N`.
 func unreachablePolicy(_ name: String) throws -> PostgresRateLimitConfiguration.Unreachable {
     if name == "closed" { return .failClosed(waitingUpTo: .seconds(5)) }
@@ -53,7 +68,8 @@ func limiter(
     period: Duration,
     concurrency: Int,
     seconds: Int,
-    policy: PostgresRateLimitConfiguration.Unreachable
+    policy: PostgresRateLimitConfiguration.Unreachable,
+    margin: Duration
 ) async throws {
     let postgres = PostgresClient(configuration: try postgresConfiguration(application: "fleet-limiter"))
     let transport = AsyncHTTPClientTransport()
@@ -63,11 +79,8 @@ func limiter(
         logger: logger
     )
     let timed = TimedStorage(limits)
-    let client = try endpointClient(
-        server,
-        transport,
-        middleware: [RateLimiter(RateLimit(limit, per: period), key: key, storage: timed)]
-    )
+    let rateLimiter = RateLimiter(RateLimit(limit, per: period, margin: margin), key: key, storage: timed)
+    let client = try endpointClient(server, transport, middleware: [rateLimiter])
     let endpoint = Endpoint<EndpointKinds.Public, Data>(
         path: "limited/\(key)",
         queryItems: [
@@ -81,6 +94,7 @@ func limiter(
         tasks.addTask { await postgres.run() }
         tasks.addTask { try? await limits.run() }
         try await retrying { try await limits.prepare() }
+        try await warmUp(concurrency, client: try endpointClient(server, transport), postgres: postgres)
         let end = ContinuousClock.now.advanced(by: .seconds(seconds))
         await withTaskGroup(of: Void.self) { callers in
             for _ in 0..<concurrency {
@@ -107,6 +121,7 @@ func limiter(
     func at(_ fraction: Double) -> Int { times.isEmpty ? 0 : times[min(times.count - 1, Int(Double(times.count) * fraction))] }
     print(
         "limiter \(instance) sent=\(sent) limited=\(limited) failed=\(failed) reservations=\(times.count) "
+            + "retaken=\(rateLimiter.retakenSlots) "
             + "p50=\(at(0.5)) p99=\(at(0.99)) max=\(times.last ?? 0)"
     )
 }

@@ -42,6 +42,17 @@ extension FleetFixture {
         )
     }
 
+    /// Opens `count` connections to the fault server, as a server that has been running has them: a request on a
+    /// connection opened cold can arrive later than a limit's margin allows on a loaded machine.
+    func warmUp(_ count: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { calls in
+            for _ in 0..<count {
+                calls.addTask { _ = try await client().response(for: Endpoint<EndpointKinds.Public, Data>(path: "count/warm-up")) }
+            }
+            try await calls.waitForAll()
+        }
+    }
+
     /// A client of the fault server whose calls go through `limiter`.
     func client(limitedBy limiter: RateLimiter) -> EndpointClient {
         var defaults = RequestDefaults()
@@ -151,6 +162,7 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
     func sharedLimit(stack: Stack) async throws {
         let fixture = try FleetFixture(stack)
         let limit = RateLimit(10, per: .seconds(1))
+        try await fixture.warmUp(16)
         try await TestDatabase.with { database in
             let instances = [try await database.rateLimits(), try await database.rateLimits()]
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -8,9 +8,10 @@ import Testing
 /// both the fleet's sends and this instance's own.
 @Suite struct RateLimitReachTests {
     typealias Time = RateLimitReach.Time
-    /// 4 per second with a 50 ms margin; a share of 2 among 2 instances.
+    /// 4 per second; a share of 2 among 2 instances.
     let limit = RateLimit(4, per: .seconds(1))
-    let window: Time = 1_050_000
+    /// The period and the margin.
+    var window: Time { (limit.period + limit.margin).wholeMicroseconds }
 
     func reserveLocally(_ reach: inout RateLimitReach, at now: Time) -> RateLimitState.Decision? {
         let effect = reach.apply(
