@@ -92,6 +92,7 @@ forms=(
     'let middleware = Observability()'
     'let client = EndpointClient(environment: environment, middleware: [Observability()])'
     'let outbox: PostgresOutbox<EndpointKinds.Public>? = nil'
+    'let limiter = RateLimiter(RateLimit(100, per: .seconds(1)), key: "api", storage: PostgresRateLimits())'
 )
 for index in "${!forms[@]}"; do
     {

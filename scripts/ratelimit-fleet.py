@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The fleet rate limit's proof: N processes share one limit in PostgreSQL and the upstream never counts more.
 
-    scripts/ratelimit-fleet.py proof [--seconds S] [--limit L] [--concurrency C]
+    scripts/ratelimit-fleet.py proof [--seconds S] [--limit L] [--concurrency C] [--margin-ms M] [--phases 1234]
+                                     [--minimum-use U]
 
 Needs the servers of scripts/test-servers.sh (its variables in the environment: the fault server is the upstream,
 PostgreSQL the limits) and ENDPOINTKIT_BIN, a build folder holding EndpointKitPostgresFleet (every trait on).
 
-Each phase starts its instances (`EndpointKitPostgresFleet limiter`), each driving C calls at once for S seconds at
+Each phase starts its instances (`EndpointKitPostgresFleet limiter`), each of which opens its connections first (C
+calls to the upstream outside the limit, C statements), as a server that has been running has them, then drives C
+calls at once for S seconds at
 the fault server's /limited/KEY, which keeps L requests per second in any window (a sliding window, counted at
 arrival) and answers 429 beyond it. Every instance's RateLimiter keeps the same RateLimit(L, per: 1 s) in
 PostgreSQL. The phases: 4 instances; 8 instances; 4 instances failing closed while PostgreSQL is restarted
@@ -14,7 +17,8 @@ PostgreSQL. The phases: 4 instances; 8 instances; 4 instances failing closed whi
 with a local share of L / 4 each.
 
 Passes when, in every phase, the upstream never counted more than L in any window of one second and never had to
-refuse a call for going over, and, in the phases without faults, the fleet used at least 90 % of the limit. Prints
+refuse a call for going over, and, in the phases without faults, the fleet used at least 90 % of the limit (a speed
+goal: --minimum-use 0 reports it without failing, as scripts/test.sh does with its debug build). Prints
 per phase: the upstream's count, its most in one window, the use of the limit (arrivals over their span), the
 spread between instances (fewest and most sent), and the limiter's own cost per call (the time of a reservation:
 median and 99th percentile, the worst instance's). Full size: 60 s per phase, L = 100, C = 16; CI runs it small.
@@ -58,8 +62,8 @@ def run_phase(binary, name, instances, arguments, policy, faults):
                f"{errors}; slots retaken for lateness {retaken}; reservation p50 {p50} µs, p99 {p99} µs (worst instance)")
     if window["max"] > arguments.limit or window["over"]:
         failures.append(f"{name}: the upstream counted {window['max']} in one second, {window['over']} over")
-    if not faults and use < 0.90:
-        failures.append(f"{name}: the fleet used {use:.1%} of the limit, under 90 %")
+    if not faults and use < arguments.minimum_use:
+        failures.append(f"{name}: the fleet used {use:.1%} of the limit, under {arguments.minimum_use:.0%}")
     return figures, failures
 
 
@@ -104,6 +108,9 @@ def main():
     run.add_argument("--concurrency", type=int, default=16)
     run.add_argument("--margin-ms", type=int, default=50, help="the RateLimit's margin")
     run.add_argument("--phases", default="1234", help="which phases to run, by number")
+    run.add_argument("--minimum-use", type=float, default=0.90,
+                     help="the least use of the limit that passes (a speed goal: CI's debug build on a loaded "
+                          "machine gives 0, and reports the figure)")
     proof(parser.parse_args())
 
 

@@ -106,6 +106,10 @@ if [ $# -eq 0 ]; then
     echo "   PostgreSQL, 5 terminated connections; scripts/outbox-fleet.py proof runs 10,000 writes and 333 faults)"
     ENDPOINTKIT_BIN="$(swift build --enable-all-traits --show-bin-path)" python3 scripts/outbox-fleet.py proof \
         --writes 1000 --groups 20 --kills 20 --restarts 1 --terminates 5 --seed 20261129 --pace 0.3
+    echo "== the fleet rate limit's proof (4 phases of 6 s: 4 and 8 instances, then PostgreSQL restarted and killed"
+    echo "   under each policy; scripts/ratelimit-fleet.py proof runs 60 s per phase)"
+    ENDPOINTKIT_BIN="$(swift build --enable-all-traits --show-bin-path)" python3 scripts/ratelimit-fleet.py proof \
+        --seconds 6 --limit 50 --minimum-use 0
 else
     scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --enable-all-traits "$@"
 fi

@@ -1,4 +1,4 @@
-/// Keeps rate limits in this process: one ``RateLimitState`` per key, on the timeline of a clock.
+/// Keeps rate limits in this process: one GCRA state per key (see ``RateLimit``), on the timeline of a clock.
 ///
 ///     let limits = MemoryRateLimitStorage()
 ///     let client = EndpointClient(environment: env, middleware: [Retry(), RateLimiter(.init(100, per: .seconds(1)), key: "api", storage: limits)])
@@ -22,7 +22,9 @@ public final class MemoryRateLimitStorage: RateLimitStorage {
     {
         let (interval, tolerance) = (limit.intervalMicroseconds, limit.toleranceMicroseconds)
         return RateLimitGrant(
-            apply(to: key) { .reserve(now: $0, interval: interval, tolerance: tolerance, maxWait: maxWait.wholeMicroseconds) }
+            apply(to: key) {
+                .reserve(now: $0, interval: interval, tolerance: tolerance, maxWait: maxWait.wholeMicroseconds)
+            }
         )
     }
 

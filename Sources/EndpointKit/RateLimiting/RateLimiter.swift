@@ -96,6 +96,12 @@ public struct RateLimiter: Middleware {
     private func waitForSlot(on clock: some Clock<Duration>) async throws {
         var lateSlots = 0
         while true {
+            // A pause this instance knows of is waited out before a slot is taken: a slot inside it would be lost.
+            if let paused = storage.pauseRemaining(key) {
+                guard paused <= maxWait else { throw refusal(paused) }
+                try await clock.sleep(for: paused)
+                continue
+            }
             let (wait, early): (Duration, Duration)
             switch try await storage.reserve(key, limit: limit, maxWait: maxWait) {
             case .refused(let nextSlotIn): throw refusal(nextSlotIn)
@@ -104,10 +110,8 @@ public struct RateLimiter: Middleware {
             let answered = clock.now
             if wait > .zero { try await clock.sleep(for: wait) }
             let late = answered.duration(to: clock.now) - max(wait, .zero) + early
-            if let paused = storage.pauseRemaining(key) {
-                guard paused <= maxWait else { throw refusal(paused) }
-                continue
-            }
+            // Told of a pause while it waited: the slot is given up, and the loop waits the pause out.
+            if storage.pauseRemaining(key) != nil { continue }
             guard late > limit.margin / 2 else {
                 counts.withLock { $0.sent += 1 }
                 return

@@ -62,7 +62,11 @@ private struct LimitWalk {
         let maxWait = Int64.random(in: 0...limit.period.wholeMicroseconds * 2, using: &random)
         let before = state
         let event = RateLimitState.Event.reserve(
-            now: now, interval: limit.intervalMicroseconds, tolerance: limit.toleranceMicroseconds, maxWait: maxWait)
+            now: now,
+            interval: limit.intervalMicroseconds,
+            tolerance: limit.toleranceMicroseconds,
+            maxWait: maxWait
+        )
         switch state.apply(event) {
         case .refuse(let wait):
             seen["refused", default: 0] += 1
@@ -107,7 +111,10 @@ private struct LimitWalk {
         for walkNumber in 0..<200 {
             var walk = LimitWalk(seed: seed &+ UInt64(walkNumber))
             for _ in 0..<2_000 { walk.step() }
-            #expect(walk.violations.isEmpty, "seed \(seed), walk \(walkNumber), \(walk.limit): \(walk.violations.prefix(3))")
+            #expect(
+                walk.violations.isEmpty,
+                "seed \(seed), walk \(walkNumber), \(walk.limit): \(walk.violations.prefix(3))"
+            )
             seen.merge(walk.seen, uniquingKeysWith: +)
         }
         // A walk that never reached a case proves nothing about it.

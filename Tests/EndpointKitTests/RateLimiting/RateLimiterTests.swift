@@ -40,7 +40,9 @@ import FoundationNetworking
         let calls = (0..<5).map { _ in Task { try await client.response(for: .item(1)) } }
 
         try await fleet.clock.waitForSleepers(4)
-        #expect(fleet.clock.pendingSleeps.sorted() == [.milliseconds(500), .seconds(1), .milliseconds(1500), .seconds(2)])
+        #expect(
+            fleet.clock.pendingSleeps.sorted() == [.milliseconds(500), .seconds(1), .milliseconds(1500), .seconds(2)]
+        )
         #expect(await fleet.sent() == 1)
         for expected in 2...5 {
             fleet.clock.advance(by: .milliseconds(500))
@@ -52,7 +54,11 @@ import FoundationNetworking
 
     @Test("A slot further than maxWait fails the call at once, sends nothing and reserves nothing")
     func refusal() async throws {
-        let fleet = Fleet(RateLimit(1, per: .seconds(10), margin: .zero), maxWait: .seconds(5), replies: [Self.ok, Self.ok])
+        let fleet = Fleet(
+            RateLimit(1, per: .seconds(10), margin: .zero),
+            maxWait: .seconds(5),
+            replies: [Self.ok, Self.ok]
+        )
         let client = fleet.client()
         _ = try await client.response(for: .item(1))
 

@@ -55,7 +55,11 @@ struct LibraryTables: Sendable {
         } catch let error as EndpointError {
             throw error
         } catch {
-            throw PostgresOutboxFailure.error("the \(noun) schema \(schema) could not be prepared", error, kind: failure)
+            throw PostgresOutboxFailure.error(
+                "the \(noun) schema \(schema) could not be prepared",
+                error,
+                kind: failure
+            )
         }
     }
 
@@ -82,7 +86,9 @@ struct LibraryTables: Sendable {
 /// starting with a letter or `_`) of at most 48 characters, as it is written into statements as it is.
 func schemaNameProblem(_ schema: String, of noun: String) -> String? {
     let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_")
-    guard schema.count > 48 || !schema.allSatisfy(allowed.contains) || schema.first?.isLetter != true && schema.first != "_"
+    guard
+        schema.count > 48 || !schema.allSatisfy(allowed.contains)
+            || schema.first?.isLetter != true && schema.first != "_"
     else { return nil }
     return "the \(noun) schema name \"\(schema)\" is not a lowercase SQL identifier of at most 48 characters"
 }

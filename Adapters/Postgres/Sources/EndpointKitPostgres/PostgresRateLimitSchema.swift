@@ -40,56 +40,66 @@ enum PostgresRateLimitSchema {
             CREATE FUNCTION \(schema).ratelimit_now() RETURNS bigint LANGUAGE sql VOLATILE
             AS $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint $$
             """,
-            """
-            CREATE FUNCTION \(schema).ratelimit_reserve(
-                p_key text, p_interval bigint, p_tolerance bigint, p_max_wait bigint, p_at bigint DEFAULT NULL
-            ) RETURNS TABLE (wait bigint, granted boolean, ran bigint) LANGUAGE plpgsql AS $$
-            DECLARE
-                v_arrival bigint;
-                v_paused bigint;
-                v_now bigint;
-                v_slot bigint;
-                v_ran bigint;
-            BEGIN
+            reserveFunction(in: schema),
+            pauseFunction(in: schema),
+        ]
+    }
+
+    /// `ratelimit_reserve`: `RateLimitState.apply(.reserve…)` in one statement.
+    private static func reserveFunction(in schema: String) -> String {
+        """
+        CREATE FUNCTION \(schema).ratelimit_reserve(
+            p_key text, p_interval bigint, p_tolerance bigint, p_max_wait bigint, p_at bigint DEFAULT NULL
+        ) RETURNS TABLE (wait bigint, granted boolean, ran bigint) LANGUAGE plpgsql AS $$
+        DECLARE
+            v_arrival bigint;
+            v_paused bigint;
+            v_now bigint;
+            v_slot bigint;
+            v_ran bigint;
+        BEGIN
+            SELECT k.arrival, k.paused_until INTO v_arrival, v_paused
+                FROM \(schema).ratelimit_keys k WHERE k.key = p_key FOR UPDATE;
+            IF NOT FOUND THEN
+                INSERT INTO \(schema).ratelimit_keys (key) VALUES (p_key) ON CONFLICT DO NOTHING;
                 SELECT k.arrival, k.paused_until INTO v_arrival, v_paused
                     FROM \(schema).ratelimit_keys k WHERE k.key = p_key FOR UPDATE;
-                IF NOT FOUND THEN
-                    INSERT INTO \(schema).ratelimit_keys (key) VALUES (p_key) ON CONFLICT DO NOTHING;
-                    SELECT k.arrival, k.paused_until INTO v_arrival, v_paused
-                        FROM \(schema).ratelimit_keys k WHERE k.key = p_key FOR UPDATE;
-                END IF;
-                v_now := coalesce(p_at, \(schema).ratelimit_now());
-                v_slot := greatest(v_now, v_arrival - p_tolerance, v_paused);
-                -- How long the statement had run when it read the time (the row's lock waited for included).
-                v_ran := CASE WHEN p_at IS NULL
-                    THEN v_now - (extract(epoch FROM statement_timestamp()) * 1000000)::bigint ELSE 0 END;
-                IF v_slot - v_now > p_max_wait THEN
-                    RETURN QUERY SELECT v_slot - v_now, false, v_ran;
-                    RETURN;
-                END IF;
-                UPDATE \(schema).ratelimit_keys SET arrival = greatest(v_arrival, v_slot) + p_interval
-                    WHERE key = p_key;
-                RETURN QUERY SELECT v_slot - v_now, true, v_ran;
-            END
-            $$
-            """,
-            """
-            CREATE FUNCTION \(schema).ratelimit_pause(p_key text, p_duration bigint, p_at bigint DEFAULT NULL)
-            RETURNS bigint LANGUAGE plpgsql AS $$
-            DECLARE
-                v_now bigint := coalesce(p_at, \(schema).ratelimit_now());
-                v_until bigint;
-            BEGIN
-                INSERT INTO \(schema).ratelimit_keys AS k (key, paused_until)
-                    VALUES (p_key, v_now + greatest(p_duration, 0))
-                    ON CONFLICT (key) DO UPDATE SET paused_until = greatest(k.paused_until, excluded.paused_until)
-                    RETURNING k.paused_until INTO v_until;
-                PERFORM pg_notify('\(schema)_ratelimit', (v_until - v_now)::text || ' ' || p_key);
-                RETURN v_until - v_now;
-            END
-            $$
-            """,
-        ]
+            END IF;
+            v_now := coalesce(p_at, \(schema).ratelimit_now());
+            v_slot := greatest(v_now, v_arrival - p_tolerance, v_paused);
+            -- How long the statement had run when it read the time (the row's lock waited for included).
+            v_ran := CASE WHEN p_at IS NULL
+                THEN v_now - (extract(epoch FROM statement_timestamp()) * 1000000)::bigint ELSE 0 END;
+            IF v_slot - v_now > p_max_wait THEN
+                RETURN QUERY SELECT v_slot - v_now, false, v_ran;
+                RETURN;
+            END IF;
+            UPDATE \(schema).ratelimit_keys SET arrival = greatest(v_arrival, v_slot) + p_interval
+                WHERE key = p_key;
+            RETURN QUERY SELECT v_slot - v_now, true, v_ran;
+        END
+        $$
+        """
+    }
+
+    /// `ratelimit_pause`: `RateLimitState.apply(.pause…)`, and the notification.
+    private static func pauseFunction(in schema: String) -> String {
+        """
+        CREATE FUNCTION \(schema).ratelimit_pause(p_key text, p_duration bigint, p_at bigint DEFAULT NULL)
+        RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE
+            v_now bigint := coalesce(p_at, \(schema).ratelimit_now());
+            v_until bigint;
+        BEGIN
+            INSERT INTO \(schema).ratelimit_keys AS k (key, paused_until)
+                VALUES (p_key, v_now + greatest(p_duration, 0))
+                ON CONFLICT (key) DO UPDATE SET paused_until = greatest(k.paused_until, excluded.paused_until)
+                RETURNING k.paused_until INTO v_until;
+            PERFORM pg_notify('\(schema)_ratelimit', (v_until - v_now)::text || ' ' || p_key);
+            RETURN v_until - v_now;
+        END
+        $$
+        """
     }
 }
 #endif

@@ -15,7 +15,9 @@ public final class PostgresRateLimits: RateLimitStorage {
     /// Unavailable: turn on the `Postgres` trait.
     public init() {}
     /// Unavailable: turn on the `Postgres` trait.
-    public func reserve(_ key: String, limit: RateLimit, maxWait: Duration) async throws(EndpointError) -> RateLimitGrant {
+    public func reserve(_ key: String, limit: RateLimit, maxWait: Duration) async throws(EndpointError)
+        -> RateLimitGrant
+    {
         .refused(nextSlotIn: .zero)
     }
     /// Unavailable: turn on the `Postgres` trait.

@@ -7,10 +7,12 @@ import PostgresNIO
 /// Rate limits a fleet shares in PostgreSQL: every instance that names the same schema and key counts against one
 /// limit, and a wait the upstream asks of one instance holds for all.
 ///
-///     let limits = try PostgresRateLimits(postgres: postgres)
-///     let limiter = RateLimiter(RateLimit(100, per: .seconds(1)), key: "stripe", storage: limits)
-///     let client = EndpointClient(environment: env, middleware: [Retry(), limiter])
-///     // in the service group, beside the PostgresClient: limits (its run() prepares the table and listens)
+///     func stripe(postgres: PostgresClient, env: ServerEnvironment) throws -> (EndpointClient, PostgresRateLimits) {
+///         let limits = try PostgresRateLimits(postgres: postgres)
+///         let limiter = RateLimiter(RateLimit(100, per: .seconds(1)), key: "stripe", storage: limits)
+///         // Run `limits` in the service group beside the PostgresClient: its run() prepares the table and listens.
+///         return (EndpointClient(environment: env, middleware: [Retry(), limiter]), limits)
+///     }
 ///
 /// Each key is one row keeping GCRA's state (see ``EndpointKit/RateLimit``); a reservation is one statement that
 /// locks the row, reads the database's clock and moves the state on, so every instance's slots come from one
@@ -107,11 +109,14 @@ public final class PostgresRateLimits: RateLimitStorage {
         while true {
             do {
                 return try await reserveShared(key, limit, maxWait)
-            } catch where error.kind == .storageFailed {
+            } catch  where error.kind == .storageFailed {
                 let waited = started.duration(to: .now)
                 guard waited < patience else { throw Self.closed(key, after: waited, error) }
                 do { try await Task.sleep(for: min(patience - waited, .milliseconds(100))) } catch {
-                    throw EndpointError(.cancelled, "the call was cancelled while the rate limit \(key) was out of reach")
+                    throw EndpointError(
+                        .cancelled,
+                        "the call was cancelled while the rate limit \(key) was out of reach"
+                    )
                 }
             }
         }
@@ -125,17 +130,28 @@ public final class PostgresRateLimits: RateLimitStorage {
             switch reach.withLock({ $0.apply(.route(now: now())) }) {
             case .useShared:
                 let grant: RateLimitGrant
-                do { grant = try await reserveShared(key, limit, maxWait) } catch where error.kind == .storageFailed {
-                    logger.warning("rate limit \(key): PostgreSQL cannot be reached, keeping a local share: \(error.message)")
+                do { grant = try await reserveShared(key, limit, maxWait) } catch  where error.kind == .storageFailed {
+                    logger.warning(
+                        "rate limit \(key): PostgreSQL cannot be reached, keeping a local share: \(error.message)"
+                    )
                     _ = reach.withLock { $0.apply(.failed(now: now())) }
                     continue
                 }
                 guard case .pauseShared(let windows) = reach.withLock({ $0.apply(.answered) }) else { return grant }
-                logger.notice("rate limits: PostgreSQL is back; pausing \(windows.count) limit(s) kept locally for a window")
+                logger.notice(
+                    "rate limits: PostgreSQL is back; pausing \(windows.count) limit(s) kept locally for a window"
+                )
                 for (kept, window) in windows { try? await pauseShared(kept, for: .microseconds(window)) }
             default:
                 let decision = reach.withLock {
-                    $0.apply(.reserveLocally(key: key, share: limit.share(among: instances), maxWait: maxWait.wholeMicroseconds, now: now()))
+                    $0.apply(
+                        .reserveLocally(
+                            key: key,
+                            share: limit.share(among: instances),
+                            maxWait: maxWait.wholeMicroseconds,
+                            now: now()
+                        )
+                    )
                 }
                 switch decision {
                 case .decided(let decision): return RateLimitGrant(decision)

@@ -80,7 +80,14 @@ struct RateLimitReach: Sendable, Hashable {
             var state = states[key] ?? RateLimitState(pausedUntil: since + window)
             defer { states[key] = state }
             return .decided(
-                state.apply(.reserve(now: now, interval: share.intervalMicroseconds, tolerance: share.toleranceMicroseconds, maxWait: maxWait))
+                state.apply(
+                    .reserve(
+                        now: now,
+                        interval: share.intervalMicroseconds,
+                        tolerance: share.toleranceMicroseconds,
+                        maxWait: maxWait
+                    )
+                )
             )
         case .pause(let key, let duration, let now):
             guard localSince != nil, states[key] != nil else { return .none }

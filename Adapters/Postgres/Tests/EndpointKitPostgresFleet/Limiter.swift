@@ -118,7 +118,9 @@ func limiter(
     try await transport.shutdown()
     let times = timed.microseconds
     let (sent, limited, failed) = counts.withLock { ($0.sent, $0.limited, $0.failed) }
-    func at(_ fraction: Double) -> Int { times.isEmpty ? 0 : times[min(times.count - 1, Int(Double(times.count) * fraction))] }
+    func at(_ fraction: Double) -> Int {
+        times.isEmpty ? 0 : times[min(times.count - 1, Int(Double(times.count) * fraction))]
+    }
     print(
         "limiter \(instance) sent=\(sent) limited=\(limited) failed=\(failed) reservations=\(times.count) "
             + "retaken=\(rateLimiter.retakenSlots) "

@@ -20,7 +20,8 @@ struct UpstreamWindow: Decodable {
 
 extension FleetFixture {
     /// A call to the fault server's limited upstream, keeping `limit` per `period`, as instance `instance`.
-    func limited(limit: Int, period: Duration, pause: Int = 0, instance: String) -> Endpoint<EndpointKinds.Public, Data> {
+    func limited(limit: Int, period: Duration, pause: Int = 0, instance: String) -> Endpoint<EndpointKinds.Public, Data>
+    {
         Endpoint(
             path: "limited/\(key)",
             queryItems: [
@@ -47,7 +48,9 @@ extension FleetFixture {
     func warmUp(_ count: Int) async throws {
         try await withThrowingTaskGroup(of: Void.self) { calls in
             for _ in 0..<count {
-                calls.addTask { _ = try await client().response(for: Endpoint<EndpointKinds.Public, Data>(path: "count/warm-up")) }
+                calls.addTask {
+                    _ = try await client().response(for: Endpoint<EndpointKinds.Public, Data>(path: "count/warm-up"))
+                }
             }
             try await calls.waitForAll()
         }
@@ -101,7 +104,13 @@ struct SignallingStorage: RateLimitStorage {
 func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
     let client = PostgresClient(
         configuration: PostgresClient.Configuration(
-            host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: "none", tls: .disable)
+            host: "127.0.0.1",
+            port: 1,
+            username: "nobody",
+            password: nil,
+            database: "none",
+            tls: .disable
+        )
     )
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
@@ -133,18 +142,25 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
                         let duration = Int64.random(in: 0...limit.period.wholeMicroseconds, using: &random)
                         _ = model.apply(.pause(now: now, duration: duration))
                         try await database.execute(
-                            "SELECT \(database.schema).ratelimit_pause('\(key)', \(duration), \(now))")
+                            "SELECT \(database.schema).ratelimit_pause('\(key)', \(duration), \(now))"
+                        )
                         continue
                     }
                     let maxWait = Int64.random(in: 0...limit.period.wholeMicroseconds, using: &random)
                     let expected = model.apply(
-                        .reserve(now: now, interval: limit.intervalMicroseconds, tolerance: limit.toleranceMicroseconds,
-                            maxWait: maxWait))
+                        .reserve(
+                            now: now,
+                            interval: limit.intervalMicroseconds,
+                            tolerance: limit.toleranceMicroseconds,
+                            maxWait: maxWait
+                        )
+                    )
                     let answer = try await database.texts(
                         """
                         SELECT wait::text || ' ' || granted::text FROM \(database.schema).ratelimit_reserve('\(key)', \
                         \(limit.intervalMicroseconds), \(limit.toleranceMicroseconds), \(maxWait), \(now))
-                        """)
+                        """
+                    )
                     let wanted: String =
                         switch expected {
                         case .send(let wait): "\(wait) true"
@@ -158,7 +174,10 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
         }
     }
 
-    @Test("Two instances share one limit: the upstream never counts more than it in any window", arguments: Stack.allCases)
+    @Test(
+        "Two instances share one limit: the upstream never counts more than it in any window",
+        arguments: Stack.allCases
+    )
     func sharedLimit(stack: Stack) async throws {
         let fixture = try FleetFixture(stack)
         let limit = RateLimit(10, per: .seconds(1))
@@ -172,7 +191,8 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
                         group.addTask {
                             for _ in 0..<3 {
                                 _ = try await client.response(
-                                    for: fixture.limited(limit: 10, period: .seconds(1), instance: "i\(number)"))
+                                    for: fixture.limited(limit: 10, period: .seconds(1), instance: "i\(number)")
+                                )
                             }
                         }
                     }
@@ -227,9 +247,13 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
             let limits = try PostgresRateLimits(
                 postgres: postgres,
                 configuration: PostgresRateLimitConfiguration(
-                    timeout: .milliseconds(200), whenUnreachable: .failClosed(waitingUpTo: .milliseconds(500)))
+                    timeout: .milliseconds(200),
+                    whenUnreachable: .failClosed(waitingUpTo: .milliseconds(500))
+                )
             )
-            let client = fixture.client(limitedBy: RateLimiter(RateLimit(10, per: .seconds(1)), key: "k", storage: limits))
+            let client = fixture.client(
+                limitedBy: RateLimiter(RateLimit(10, per: .seconds(1)), key: "k", storage: limits)
+            )
 
             let error = try await #require(throws: EndpointError.self) {
                 try await client.response(for: fixture.limited(limit: 10, period: .seconds(1), instance: "a"))
@@ -248,9 +272,13 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
             let limits = try PostgresRateLimits(
                 postgres: postgres,
                 configuration: PostgresRateLimitConfiguration(
-                    timeout: .milliseconds(200), whenUnreachable: .failClosed(waitingUpTo: .seconds(600)))
+                    timeout: .milliseconds(200),
+                    whenUnreachable: .failClosed(waitingUpTo: .seconds(600))
+                )
             )
-            let call = Task { try await limits.reserve("k", limit: RateLimit(1, per: .seconds(1)), maxWait: .seconds(1)) }
+            let call = Task {
+                try await limits.reserve("k", limit: RateLimit(1, per: .seconds(1)), maxWait: .seconds(1))
+            }
             // Let it meet the unreachable database at least once.
             try await Task.sleep(for: .milliseconds(300))
             call.cancel()
@@ -259,21 +287,33 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
         }
     }
 
-    @Test("A local share with PostgreSQL out of reach: one window's wait, then the share, never more", arguments: Stack.allCases)
+    @Test(
+        "A local share with PostgreSQL out of reach: one window's wait, then the share, never more",
+        arguments: Stack.allCases
+    )
     func localShare(stack: Stack) async throws {
         let fixture = try FleetFixture(stack)
         try await withUnreachableDatabase { postgres in
             let limits = try PostgresRateLimits(
                 postgres: postgres,
                 configuration: PostgresRateLimitConfiguration(
-                    timeout: .milliseconds(200), whenUnreachable: .localShare(instances: 2), retryInterval: .seconds(60))
+                    timeout: .milliseconds(200),
+                    whenUnreachable: .localShare(instances: 2),
+                    retryInterval: .seconds(60)
+                )
             )
             // 8 per second among 2 instances: this one keeps 4.
-            let client = fixture.client(limitedBy: RateLimiter(RateLimit(8, per: .seconds(1)), key: "k", storage: limits))
+            let client = fixture.client(
+                limitedBy: RateLimiter(RateLimit(8, per: .seconds(1)), key: "k", storage: limits)
+            )
             let started = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<8 {
-                    group.addTask { _ = try await client.response(for: fixture.limited(limit: 4, period: .seconds(1), instance: "a")) }
+                    group.addTask {
+                        _ = try await client.response(
+                            for: fixture.limited(limit: 4, period: .seconds(1), instance: "a")
+                        )
+                    }
                 }
                 try await group.waitForAll()
             }

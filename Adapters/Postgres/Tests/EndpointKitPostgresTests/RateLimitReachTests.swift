@@ -15,7 +15,8 @@ import Testing
 
     func reserveLocally(_ reach: inout RateLimitReach, at now: Time) -> RateLimitState.Decision? {
         let effect = reach.apply(
-            .reserveLocally(key: "k", share: limit.share(among: 2), maxWait: 60_000_000, now: now))
+            .reserveLocally(key: "k", share: limit.share(among: 2), maxWait: 60_000_000, now: now)
+        )
         guard case .decided(let decision) = effect else { return nil }
         return decision
     }
