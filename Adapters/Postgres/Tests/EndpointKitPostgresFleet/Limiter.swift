@@ -92,39 +92,60 @@ func limiter(
     let counts = Locked((sent: 0, limited: 0, failed: 0))
     try await withThrowingTaskGroup(of: Void.self) { tasks in
         tasks.addTask { await postgres.run() }
-        tasks.addTask { try? await limits.run() }
+        // Stopped before the pool, as a ServiceGroup stops the services listed after the PostgresClient first.
+        let listening = Task { try? await limits.run() }
         try await retrying { try await limits.prepare() }
         try await warmUp(concurrency, client: try endpointClient(server, transport), postgres: postgres)
         let end = ContinuousClock.now.advanced(by: .seconds(seconds))
         await withTaskGroup(of: Void.self) { callers in
             for _ in 0..<concurrency {
-                callers.addTask {
-                    while ContinuousClock.now < end {
-                        do {
-                            _ = try await client.response(for: endpoint)
-                            counts.withLock { $0.sent += 1 }
-                        } catch let error as EndpointError where error.kind == .rateLimited && error.statusCode == nil {
-                            counts.withLock { $0.limited += 1 }
-                        } catch {
-                            counts.withLock { $0.failed += 1 }
-                            try? await Task.sleep(for: .milliseconds(20))
-                        }
-                    }
-                }
+                callers.addTask { await call(until: end, client: client, endpoint: endpoint, counts: counts) }
             }
         }
+        report(instance: instance, counts: counts.withLock { $0 }, limiter: rateLimiter, times: timed.microseconds)
+        listening.cancel()
+        await listening.value
         tasks.cancelAll()
     }
     try await transport.shutdown()
-    let times = timed.microseconds
-    let (sent, limited, failed) = counts.withLock { ($0.sent, $0.limited, $0.failed) }
+}
+
+/// Calls `endpoint` until `end`, counting how each call ended.
+private func call(
+    until end: ContinuousClock.Instant,
+    client: EndpointClient,
+    endpoint: Endpoint<EndpointKinds.Public, Data>,
+    counts: Locked<(sent: Int, limited: Int, failed: Int)>
+) async {
+    while ContinuousClock.now < end {
+        do {
+            _ = try await client.response(for: endpoint)
+            counts.withLock { $0.sent += 1 }
+        } catch let error as EndpointError where error.kind == .rateLimited && error.statusCode == nil {
+            counts.withLock { $0.limited += 1 }
+        } catch {
+            counts.withLock { $0.failed += 1 }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// Prints what an instance sent and its reservations' times, before it shuts down (flushed: the proof reads it even
+/// from an instance that is slow to exit).
+private func report(
+    instance: String,
+    counts: (sent: Int, limited: Int, failed: Int),
+    limiter: RateLimiter,
+    times: [Int]
+) {
     func at(_ fraction: Double) -> Int {
         times.isEmpty ? 0 : times[min(times.count - 1, Int(Double(times.count) * fraction))]
     }
-    print(
-        "limiter \(instance) sent=\(sent) limited=\(limited) failed=\(failed) reservations=\(times.count) "
-            + "retaken=\(rateLimiter.retakenSlots) "
-            + "p50=\(at(0.5)) p99=\(at(0.99)) max=\(times.last ?? 0)"
-    )
+    let line =
+        "limiter \(instance) sent=\(counts.sent) limited=\(counts.limited) failed=\(counts.failed) "
+        + "reservations=\(times.count) retaken=\(limiter.retakenSlots) p50=\(at(0.5)) p99=\(at(0.99)) "
+        + "max=\(times.last ?? 0)\n"
+    // Written at once: a print to a pipe waits in a buffer until the process exits.
+    FileHandle.standardOutput.write(Data(line.utf8))
 }
 #endif
