@@ -50,16 +50,23 @@ public final class PostgresRateLimits: RateLimitStorage {
         reach = Locked(RateLimitReach(retryInterval: configuration.retryInterval.wholeMicroseconds))
     }
 
-    /// Creates the limits' table and functions, or migrates them; instances starting together do it once.
+    /// Creates the limits' table and functions, or migrates them; instances starting together do it once. It may
+    /// take ``prepareTimeout`` or the configuration's timeout, whichever is longer: a migration is several
+    /// statements, and may wait for another instance's.
     ///
     /// - Throws: ``EndpointKit/EndpointError/Kind/storageFailed`` when PostgreSQL cannot be reached in time, or
     ///   holds a newer version of the table.
     public func prepare() async throws(EndpointError) {
         let schema = configuration.schema
-        try await shared("the rate limit schema \(schema) could not be prepared") { [postgres, logger] in
+        let limit = max(configuration.timeout, Self.prepareTimeout)
+        try await shared("the rate limit schema \(schema) could not be prepared", within: limit) {
+            [postgres, logger] in
             try await PostgresRateLimitSchema.tables.prepare(postgres, schema: schema, logger: logger)
         }
     }
+
+    /// The least time ``prepare()`` is given.
+    public static let prepareTimeout = Duration.seconds(30)
 
     /// Reserves the next slot of `limit` under `key` in PostgreSQL, or as ``PostgresRateLimitConfiguration/whenUnreachable``
     /// says while it cannot be reached.
@@ -197,14 +204,16 @@ public final class PostgresRateLimits: RateLimitStorage {
         }
     }
 
-    /// Runs `body` under the configuration's timeout; every failure is a ``EndpointKit/EndpointError/Kind/storageFailed``
+    /// Runs `body` under `limit`, or the configuration's timeout; every failure is a ``EndpointKit/EndpointError/Kind/storageFailed``
     /// error that says what could not be done, and cancellation is ``EndpointKit/EndpointError/Kind/cancelled``.
     @discardableResult
-    func shared<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T)
-        async throws(EndpointError) -> T
-    {
+    func shared<T: Sendable>(
+        _ what: String,
+        within limit: Duration? = nil,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws(EndpointError) -> T {
         do {
-            return try await withDeadline(configuration.timeout, doing: what, kind: .storageFailed, body)
+            return try await withDeadline(limit ?? configuration.timeout, doing: what, kind: .storageFailed, body)
         } catch is CancellationError {
             throw EndpointError(.cancelled, "\(what): the call was cancelled")
         } catch let error as EndpointError where error.kind == .storageFailed {

@@ -76,7 +76,12 @@ extension TestDatabase {
     {
         let limits = try PostgresRateLimits(
             postgres: client,
-            configuration: PostgresRateLimitConfiguration(schema: schema, whenUnreachable: unreachable)
+            // A trip may take 5 s: the suites beside this one load the machine.
+            configuration: PostgresRateLimitConfiguration(
+                schema: schema,
+                timeout: .seconds(5),
+                whenUnreachable: unreachable
+            )
         )
         try await limits.prepare()
         return limits
@@ -98,6 +103,16 @@ struct SignallingStorage: RateLimitStorage {
     }
 
     func pauseRemaining(_ key: String) -> Duration? { inner.pauseRemaining(key) }
+}
+
+/// Rate limits on `postgres`, which cannot be reached: each try bounded to 200 ms, then `unreachable`.
+func unreachableLimits(_ postgres: PostgresClient, _ unreachable: PostgresRateLimitConfiguration.Unreachable)
+    throws -> PostgresRateLimits
+{
+    try PostgresRateLimits(
+        postgres: postgres,
+        configuration: PostgresRateLimitConfiguration(timeout: .milliseconds(200), whenUnreachable: unreachable)
+    )
 }
 
 /// A pool on a loopback port where no PostgreSQL listens, running while `body` runs.
@@ -244,13 +259,7 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
     func failClosed() async throws {
         let fixture = try FleetFixture(.urlSession)
         try await withUnreachableDatabase { postgres in
-            let limits = try PostgresRateLimits(
-                postgres: postgres,
-                configuration: PostgresRateLimitConfiguration(
-                    timeout: .milliseconds(200),
-                    whenUnreachable: .failClosed(waitingUpTo: .milliseconds(500))
-                )
-            )
+            let limits = try unreachableLimits(postgres, .failClosed(waitingUpTo: .milliseconds(500)))
             let client = fixture.client(
                 limitedBy: RateLimiter(RateLimit(10, per: .seconds(1)), key: "k", storage: limits)
             )
@@ -269,13 +278,7 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
     @Test("A call cancelled while it fails closed ends at once as cancelled")
     func cancelledWhileFailingClosed() async throws {
         try await withUnreachableDatabase { postgres in
-            let limits = try PostgresRateLimits(
-                postgres: postgres,
-                configuration: PostgresRateLimitConfiguration(
-                    timeout: .milliseconds(200),
-                    whenUnreachable: .failClosed(waitingUpTo: .seconds(600))
-                )
-            )
+            let limits = try unreachableLimits(postgres, .failClosed(waitingUpTo: .seconds(600)))
             let call = Task {
                 try await limits.reserve("k", limit: RateLimit(1, per: .seconds(1)), maxWait: .seconds(1))
             }
