@@ -1,7 +1,8 @@
 /// Keeps rate limits in this process: one GCRA state per key (see ``RateLimit``), on the timeline of a clock.
 ///
 ///     let limits = MemoryRateLimitStorage()
-///     let client = EndpointClient(environment: env, middleware: [Retry(), RateLimiter(.init(100, per: .seconds(1)), key: "api", storage: limits)])
+///     let limiter = RateLimiter(RateLimit(100, per: .seconds(1)), key: "api", storage: limits)
+///     let client = EndpointClient(environment: env, middleware: [Retry(), limiter])
 ///
 /// Share one storage between clients that call the same upstream with the same limit. For a fleet of processes
 /// use a shared storage (EndpointKitPostgres's `PostgresRateLimits`).

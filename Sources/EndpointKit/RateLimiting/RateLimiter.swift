@@ -10,10 +10,11 @@ import FoundationNetworking
 ///     let limiter = RateLimiter(RateLimit(100, per: .seconds(1)), key: "stripe")
 ///     let client = EndpointClient(environment: env, middleware: [Retry(), limiter])
 ///
-/// Each call reserves its slot (one trip to the storage), waits for it on the client's clock, and sends. A call
-/// whose slot is more than `maxWait` away fails at once with ``EndpointError/Kind/rateLimited`` and reserves
-/// nothing. A call that wakes more than half the limit's ``RateLimit/margin`` after its slot (a busy machine, a slow
-/// storage) takes a new slot rather than send late, so that the upstream never counts more than the limit.
+/// Each call reserves its slot (one trip to the storage), waits for it on the client's clock (or the one given), and
+/// sends. A call whose slot is more than `maxWait` away fails at once with ``EndpointError/Kind/rateLimited`` and
+/// reserves nothing. A call that wakes more than half the limit's ``RateLimit/margin`` after its slot (a busy
+/// machine, a slow storage) takes a new slot rather than send late, so that the upstream never counts more than the
+/// limit.
 ///
 /// When the upstream answers `429` or `503` with `Retry-After`, or announces that its limit is spent (``reset``,
 /// GitHub's `x-ratelimit-reset` by default), every caller of the key waits until then, in every instance that shares
@@ -22,7 +23,8 @@ import FoundationNetworking
 public struct RateLimiter: Middleware {
     /// The limit kept.
     public let limit: RateLimit
-    /// The name the limit is counted under: an upstream, an account, a token.
+    /// The name the limit is counted under: an upstream, an account, a token's identifier of your own. Never a secret:
+    /// a storage may keep it, and errors show it.
     public let key: String
     /// Where the limit is counted.
     public let storage: any RateLimitStorage

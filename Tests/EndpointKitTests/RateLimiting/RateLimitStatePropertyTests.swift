@@ -102,7 +102,10 @@ private struct LimitWalk {
     /// Fixed seeds, run in CI every time, and one drawn at random (printed, to rerun with EK_RATE_SEED).
     static let seeds: [UInt64] = [1, 20_261_129, 0xFEED_F00D, 0]
 
-    @Test("200 random limits × 2,000 random events keep every promise of the rate limit's transition", arguments: seeds)
+    @Test(
+        "200 random limits × 2,000 random events keep every promise of the rate limit's transition",
+        arguments: seeds
+    )
     func randomWalk(seed fixed: UInt64) {
         let given = ProcessInfo.processInfo.environment["EK_RATE_SEED"].flatMap { UInt64($0) }
         let seed = fixed != 0 ? fixed : given ?? UInt64.random(in: 1...UInt64.max)

@@ -68,8 +68,8 @@ public final class PostgresRateLimits: RateLimitStorage {
     /// The least time ``prepare()`` is given.
     public static let prepareTimeout = Duration.seconds(30)
 
-    /// Reserves the next slot of `limit` under `key` in PostgreSQL, or as ``PostgresRateLimitConfiguration/whenUnreachable``
-    /// says while it cannot be reached.
+    /// Reserves the next slot of `limit` under `key` in PostgreSQL, or as
+    /// ``PostgresRateLimitConfiguration/whenUnreachable`` says while it cannot be reached.
     public func reserve(_ key: String, limit: RateLimit, maxWait: Duration) async throws(EndpointError)
         -> RateLimitGrant
     {
@@ -204,8 +204,9 @@ public final class PostgresRateLimits: RateLimitStorage {
         }
     }
 
-    /// Runs `body` under `limit`, or the configuration's timeout; every failure is a ``EndpointKit/EndpointError/Kind/storageFailed``
-    /// error that says what could not be done, and cancellation is ``EndpointKit/EndpointError/Kind/cancelled``.
+    /// Runs `body` under `limit`, or the configuration's timeout; every failure is a
+    /// ``EndpointKit/EndpointError/Kind/storageFailed`` error that says what could not be done, and cancellation is
+    /// ``EndpointKit/EndpointError/Kind/cancelled``.
     @discardableResult
     func shared<T: Sendable>(
         _ what: String,
