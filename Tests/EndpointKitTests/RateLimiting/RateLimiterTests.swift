@@ -184,24 +184,22 @@ import FoundationNetworking
 
 /// A storage whose first `lateFor` answers say the slot may have been a second before the answer arrived: a storage so
 /// slow to answer that the caller reaches its slot late.
-final class LateStorage: RateLimitStorage, @unchecked Sendable {
-    private let state = NSLock()
-    private var _reservations = 0
-    private var _lateFor: Int
+final class LateStorage: RateLimitStorage {
+    private let state: Locked<(reservations: Int, lateFor: Int)>
 
-    init(lateFor: Int) { _lateFor = lateFor }
+    init(lateFor: Int) { state = Locked((0, lateFor)) }
 
-    var reservations: Int { state.withLock { _reservations } }
+    var reservations: Int { state.withLock { $0.reservations } }
     var lateFor: Int {
-        get { state.withLock { _lateFor } }
-        set { state.withLock { _lateFor = newValue } }
+        get { state.withLock { $0.lateFor } }
+        set { state.withLock { $0.lateFor = newValue } }
     }
 
     func reserve(_ key: String, limit: RateLimit, maxWait: Duration) async throws(EndpointError) -> RateLimitGrant {
-        let late = state.withLock {
-            _reservations += 1
-            defer { _lateFor -= 1 }
-            return _lateFor > 0
+        let late = state.withLock { state in
+            state.reservations += 1
+            state.lateFor -= 1
+            return state.lateFor >= 0
         }
         return .send(after: .zero, early: late ? .seconds(1) : .zero)
     }

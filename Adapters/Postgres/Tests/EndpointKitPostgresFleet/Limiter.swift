@@ -58,7 +58,7 @@ func unreachablePolicy(_ name: String) throws -> PostgresRateLimitConfiguration.
 
 /// Drives `concurrency` calls at once at the fault server's `/limited/KEY` for `seconds`, through a RateLimiter of
 /// `limit` per `period` on PostgreSQL, then prints what it sent and the limiter's own cost per call:
-/// `limiter INSTANCE sent=N limited=L failed=F p50=US p99=US max=US`.
+/// `limiter INSTANCE sent=N limited=L failed=F reservations=R retaken=T p50=US p99=US max=US`.
 func limiter(
     schema: String,
     server: String,
