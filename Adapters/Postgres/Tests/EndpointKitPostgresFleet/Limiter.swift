@@ -121,7 +121,7 @@ private func call(
         do {
             _ = try await client.response(for: endpoint)
             counts.withLock { $0.sent += 1 }
-        } catch let error as EndpointError where error.kind == .rateLimited && error.statusCode == nil {
+        } catch let error where error.kind == .rateLimited && error.statusCode == nil {
             counts.withLock { $0.limited += 1 }
         } catch {
             counts.withLock { $0.failed += 1 }
