@@ -85,7 +85,8 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            by /bump/KEY), Last-Modified an hour ago and Cache-Control ?cc= (default "max-age=60");
                            ?vary=NAME adds Vary: NAME and puts that request header in the body; answers 304 when
                            If-None-Match names the current ETag. A (the Authorization header, or null) lets a test
-                           see whose response it got
+                           see whose response it got; each answer is counted per token too (cached-200-for/KEY/T and
+                           cached-304-for/KEY/T, T the Authorization's last word or "none"); ?delay=MS answers late
     POST /bump/KEY         counted; makes /cached/KEY serve the next version, and answers 204 with Location: /cached/KEY
     GET  /pages/KEY?page=N a GitHub-style list of ?total= items (default 300) in pages of ?per_page= (default 30):
                            a JSON array of {"id", "title"}, Link next/last (relative; absolute with ?absolute=1),
@@ -627,6 +628,10 @@ def route_cached(request):
     sock, key, headers = request.sock, request.key, request.headers
     options = options_of(request.target, headers)
     count("cached/" + key)
+    # Whose call it was, by the token's last word ("none" without one): the fleet cache proof counts per token.
+    token = (headers.get("authorization") or "none").split()[-1]
+    if options.get("delay"):
+        time.sleep(int(options["delay"]) / 1000)
     with lock:
         version = options.get("version") or str(versions.get(key, 1))
     vary = options.get("vary")
@@ -643,9 +648,11 @@ def route_cached(request):
         fields.append(("Vary", vary))
     if etag in tags_of(headers.get("if-none-match", "")):
         count("cached-304/" + key)
+        count(f"cached-304-for/{key}/{token}")
         respond_head(sock, 304, "Not Modified", [field for field in fields if field[0] != "Content-Type"])
         return
     count("cached-200/" + key)
+    count(f"cached-200-for/{key}/{token}")
     body = {"version": int(version), "authorization": headers.get("authorization")}
     if vary:
         body["varied"] = headers.get(vary.lower())

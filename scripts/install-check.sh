@@ -93,6 +93,7 @@ forms=(
     'let client = EndpointClient(environment: environment, middleware: [Observability()])'
     'let outbox: PostgresOutbox<EndpointKinds.Public>? = nil'
     'let limiter = RateLimiter(RateLimit(100, per: .seconds(1)), key: "api", storage: PostgresRateLimits())'
+    'let client = EndpointClient(environment: environment, cache: HTTPCache(storage: PostgresCacheStorage()))'
 )
 for index in "${!forms[@]}"; do
     {

@@ -10,7 +10,7 @@
 #      graphs read from that build; meanwhile a short run of every fuzz target (Fuzz/) builds and runs beside them
 #   4. httpbin, nginx (http, and https with a test CA made for the run), the fault server and PostgreSQL on free
 #      loopback ports, then `swift test` with that CA trusted for it alone (the outbox crash proof and the PostgreSQL
-#      outbox's fleet proof alone, after the rest),
+#      outbox's fleet proof, then the rate limit's and the HTTP cache's fleet proofs, alone, after the rest),
 #      then the servers are stopped by PID
 #   5. the per-call cost gate: instructions and heap allocations per call against Benchmarks/Cost/baseline.json
 #      (scripts/cost-gate.sh; a release build)
@@ -110,6 +110,10 @@ if [ $# -eq 0 ]; then
     echo "   under each policy; scripts/ratelimit-fleet.py proof runs 60 s per phase)"
     ENDPOINTKIT_BIN="$(swift build --enable-all-traits --show-bin-path)" python3 scripts/ratelimit-fleet.py proof \
         --seconds 6 --limit 50 --minimum-use 0
+    echo "== the fleet HTTP cache's proof (4 instances, 50 resources x 2 tokens, 2 passes, then a restarted instance;"
+    echo "   scripts/cache-fleet.py proof runs 200 resources and 3 passes)"
+    ENDPOINTKIT_BIN="$(swift build --enable-all-traits --show-bin-path)" python3 scripts/cache-fleet.py proof \
+        --resources 50 --passes 2
 else
     scripts/with-test-ca.sh "$ENDPOINTKIT_TEST_CA" swift test --skip-build --enable-all-traits "$@"
 fi

@@ -12,6 +12,8 @@ struct CacheStep: Sendable {
     let variants: [HTTPCache.Entry]
     /// How the selected variant stands now.
     let assessment: CacheRules.Assessment?
+    /// Whether this call claimed the fetch of a missed key, which ``endFill()`` ends.
+    let claimedFill: Bool
 
     /// Headers that put conditions of the caller's own on a request: the cache leaves such a request alone.
     private static let conditions: [HTTPHeaders.Name] = [
@@ -39,7 +41,7 @@ struct CacheStep: Sendable {
         options: RequestOptions,
         body: ResponseBodyHandling,
         redactor: Redactor
-    ) {
+    ) async {
         guard let cache, options.isCached, request.method == .get || request.method == .head,
             case .collect = body
         else { return nil }
@@ -47,8 +49,13 @@ struct CacheStep: Sendable {
         self.cache = cache
         key = cache.key(for: request, redactor: redactor)
         rules = RequestCacheRules(options.cacheDirectives, headers: request.headers)
-        (selected, variants) = cache.lookup(key, headers: request.headers)
+        (selected, variants, claimedFill) = await cache.lookup(key, headers: request.headers)
         assessment = selected.map { CacheRules.Assessment($0, now: cache.now()) }
+    }
+
+    /// Ends the claim of the fetch this call made on a miss, if it made one: its response is stored, or will not be.
+    func endFill() async {
+        if claimedFill { await cache.storage.endFill(of: key) }
     }
 
     /// Serve, serve and revalidate, or send (conditionally when something stored has a validator).
@@ -86,10 +93,10 @@ struct CacheStep: Sendable {
     /// response freshened by a 304; a stale one in place of a 500, 502, 503 or 504 where `stale-if-error`
     /// allows; or the response itself, stored when allowed. `nil` for a 304 that names no stored variant: the
     /// caller sends the request again without conditions.
-    func finish(_ response: TransportResponse, to request: TransportRequest, sentAt: Date) -> TransportResponse? {
+    func finish(_ response: TransportResponse, to request: TransportRequest, sentAt: Date) async -> TransportResponse? {
         if response.statusCode == 304 {
             guard
-                let entry = cache.freshen(
+                let entry = await cache.freshen(
                     with: response,
                     key: key,
                     selected: selected,
@@ -105,7 +112,7 @@ struct CacheStep: Sendable {
         if Self.errorStatuses.contains(response.statusCode), let stale = staleOnError(to: request) {
             return stale
         }
-        cache.storeIfAllowed(
+        await cache.storeIfAllowed(
             response,
             body: response.bufferedBody,
             for: request,

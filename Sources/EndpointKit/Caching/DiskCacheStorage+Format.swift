@@ -1,7 +1,8 @@
 import Foundation
 
 /// The disk store's file format: a mark, the variants (each a JSON header and a body, after their lengths), and an
-/// end mark, so that a file cut short or written by another format is never misread.
+/// end mark, so that a file cut short or written by another format is never misread. The `Postgres` trait's cache
+/// storage keeps its rows in this format too.
 extension DiskCacheStorage {
     /// What one variant keeps besides its body.
     struct Header: Codable {
@@ -14,7 +15,7 @@ extension DiskCacheStorage {
     }
 
     /// `EKC1`, a count, then per variant a header (JSON) and a body, each after its length, then `EKC.`.
-    static func encode(_ entries: [HTTPCache.Entry]) -> Data {
+    package static func encode(_ entries: [HTTPCache.Entry]) -> Data {
         var data = Data(formatMark)
         func append(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
         append(UInt64(entries.count))
@@ -39,7 +40,7 @@ extension DiskCacheStorage {
     }
 
     /// The variants in `data`, or `nil` unless it is a whole file of this format.
-    static func decode(_ data: Data) -> [HTTPCache.Entry]? {
+    package static func decode(_ data: Data) -> [HTTPCache.Entry]? {
         let bytes = [UInt8](data)
         guard bytes.count >= formatMark.count + 8 + endMark.count, Array(bytes.prefix(4)) == formatMark,
             Array(bytes.suffix(4)) == endMark

@@ -36,7 +36,7 @@ public final class DiskCacheStorage: HTTPCache.Storage {
     private let temporaryFolder: URL
     private let lockPath: String
     private let secret: [UInt8]
-    private let authenticator: SHA256.Authenticator
+    private let names: CacheKeyNames
     /// What opening the directory found damaged and repaired (a key file cut short, a folder that was a file), one
     /// sentence each; empty when it was whole. Damage never stops a storage from opening: it starts empty instead.
     public let repairs: [String]
@@ -73,7 +73,7 @@ public final class DiskCacheStorage: HTTPCache.Storage {
             )
             secret = opened.secret
             repairs = opened.repairs
-            authenticator = SHA256.Authenticator(key: secret)
+            names = CacheKeyNames(secret: secret)
         } catch {
             throw EndpointError(
                 .invalidRequest,
@@ -88,16 +88,12 @@ public final class DiskCacheStorage: HTTPCache.Storage {
 
     // MARK: Keys to files
 
-    private func hash(_ text: String) -> String {
-        authenticator.code(for: text).prefix(20).hexadecimal
-    }
-
     private func folder(forURL url: String) -> URL {
-        entriesFolder.appendingPathComponent(hash(url), isDirectory: true)
+        entriesFolder.appendingPathComponent(names.name(forURL: url), isDirectory: true)
     }
 
     private func file(for key: HTTPCache.Key) -> URL {
-        folder(forURL: key.url).appendingPathComponent(hash("\(key.partition) \(key.method.rawValue)"))
+        folder(forURL: key.url).appendingPathComponent(names.name(forPartitionOf: key))
     }
 
     // MARK: Storage

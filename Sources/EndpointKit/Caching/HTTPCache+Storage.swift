@@ -1,27 +1,42 @@
 import Foundation
 
 extension HTTPCache {
-    /// Where an ``HTTPCache`` keeps its responses: ``MemoryCacheStorage`` (the default), ``DiskCacheStorage``, or
-    /// your own.
+    /// Where an ``HTTPCache`` keeps its responses: ``MemoryCacheStorage`` (the default), ``DiskCacheStorage``, a
+    /// storage a fleet shares (the `Postgres` trait's `PostgresCacheStorage`), or your own.
     ///
     /// A storage keeps entries under keys and bounds itself; the cache decides what to store, what is fresh and
     /// what a 304 changes. Several variants (one per `Vary` selection) can share a key. Every method may be
     /// called from any task at once.
+    ///
+    /// The methods are `async` so that a storage may reach a database or another process; a storage in memory or
+    /// on a local disk implements them as plain synchronous methods, which satisfy these requirements. A storage
+    /// never fails a call: what it cannot read is a miss (no entries), and what it cannot write is not stored.
     public protocol Storage: Sendable {
-        /// The variants stored under `key`, most recently stored first; reading counts as a use.
-        func entries(for key: Key) -> [Entry]
+        /// The variants stored under `key`, most recently stored first; reading counts as a use. What cannot be
+        /// read (damaged, or out of reach) is a miss: no entries.
+        func entries(for key: Key) async -> [Entry]
         /// Stores `entry` under `key`, replacing a variant with the same ``Entry/secondaryKey``.
-        func store(_ entry: Entry, for key: Key)
+        func store(_ entry: Entry, for key: Key) async
         /// Removes every variant under `key`.
-        func removeEntries(for key: Key)
+        func removeEntries(for key: Key) async
         /// Removes every entry for `url`, whatever its partition and method: what a successful unsafe request
         /// to it does (RFC 9111 §4.4).
-        func removeEntries(forURL url: String)
+        func removeEntries(forURL url: String) async
         /// Removes everything.
-        func removeAll()
+        func removeAll() async
+        /// Called on a miss (nothing stored under `key`) before the request is sent. A storage that several clients
+        /// or instances share may make the callers that miss the same key at once wait for one of them: it returns
+        /// what that one stored, or no entries when this caller is to send (having claimed the fetch, which
+        /// ``endFill(of:)`` ends), or when waiting for the other was not worth it. The default returns no entries
+        /// at once: every caller sends.
+        func waitForFill(of key: Key) async -> [Entry]
+        /// Ends the claim of a fetch that ``waitForFill(of:)`` gave this caller, once its response was stored, was
+        /// not storable, or failed: the callers waiting on it go on. The default does nothing.
+        func endFill(of key: Key) async
         /// A secret for the cache's keyed hashes that this storage keeps, or `nil` (the default) for a random
-        /// one per cache. A storage that outlives the process keeps one, so that partitions and variants match
-        /// across runs; it must be as private as the stored responses.
+        /// one per cache. A storage that outlives the process, or that several processes share, keeps one, so
+        /// that partitions and variants match across runs and instances; it must be as private as the stored
+        /// responses. The cache reads it once, when it is made.
         var partitionSecret: Data? { get }
     }
 

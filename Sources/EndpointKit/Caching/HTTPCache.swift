@@ -42,7 +42,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// Removes every stored response.
-    public func removeAll() { storage.removeAll() }
+    public func removeAll() async { await storage.removeAll() }
 
     /// The key `request` is stored under: its method and URL in the partition of its secret headers.
     func key(for request: TransportRequest, redactor: Redactor) -> Key {
@@ -74,15 +74,25 @@ public final class HTTPCache: Sendable {
         return hash(selected.joined(separator: "\n"))
     }
 
-    /// The stored variants under `key`, and the one whose `Vary` selection matches `headers`.
-    func lookup(_ key: Key, headers: HTTPHeaders) -> (selected: Entry?, variants: [Entry]) {
-        let variants = storage.entries(for: key)
-        let selected = variants.first { entry in
+    /// The stored variants under `key`, and the one whose `Vary` selection matches `headers`; whether this caller
+    /// claimed the fetch of a missed key (``Storage/waitForFill(of:)``).
+    func lookup(_ key: Key, headers: HTTPHeaders) async -> (selected: Entry?, variants: [Entry], claimed: Bool) {
+        var variants = await storage.entries(for: key)
+        var claimed = false
+        if variants.isEmpty {
+            variants = await storage.waitForFill(of: key)
+            claimed = variants.isEmpty
+        }
+        return (select(from: variants, headers: headers), variants, claimed)
+    }
+
+    /// The variant whose `Vary` selection matches `headers`.
+    private func select(from variants: [Entry], headers: HTTPHeaders) -> Entry? {
+        variants.first { entry in
             let names = CacheRules.varyNames(entry.headers)
             guard !names.contains("*") else { return false }
             return secondaryKey(selecting: names, from: headers) == entry.secondaryKey
         }
-        return (selected, variants)
     }
 
     /// Stores a complete response to `request` when RFC 9111 allows it; `Set-Cookie` is never kept.
@@ -93,7 +103,7 @@ public final class HTTPCache: Sendable {
         key: Key,
         rules: RequestCacheRules,
         sentAt requestDate: Date
-    ) {
+    ) async {
         let control = CacheControl(response.headers)
         guard
             CacheRules.isStorable(
@@ -115,7 +125,7 @@ public final class HTTPCache: Sendable {
             responseDate: now(),
             secondaryKey: secondaryKey(selecting: CacheRules.varyNames(headers), from: request.headers)
         )
-        storage.store(entry, for: key)
+        await storage.store(entry, for: key)
     }
 
     /// Freshens the stored variant a 304 names (§4.3.4: by strong `ETag`, else `Last-Modified`, else the one
@@ -126,7 +136,7 @@ public final class HTTPCache: Sendable {
         selected: Entry?,
         variants: [Entry],
         sentAt requestDate: Date
-    ) -> Entry? {
+    ) async -> Entry? {
         var target: Entry?
         if let tag = notModified.headers[.eTag] {
             target = variants.first { $0.headers[.eTag].map { Self.weaklyEqual($0, tag) } ?? false }
@@ -144,24 +154,24 @@ public final class HTTPCache: Sendable {
         }
         entry.requestDate = requestDate
         entry.responseDate = now()
-        storage.store(entry, for: key)
+        await storage.store(entry, for: key)
         return entry
     }
 
     /// After a successful unsafe request (2xx or 3xx to other than GET, HEAD, OPTIONS or TRACE), removes what is
     /// stored for its URL and for a same-origin `Location` or `Content-Location` (§4.4), in every partition.
-    func invalidate(after request: TransportRequest, statusCode: Int, headers: HTTPHeaders) {
+    func invalidate(after request: TransportRequest, statusCode: Int, headers: HTTPHeaders) async {
         guard !Self.safeMethods.contains(request.method), (200..<400).contains(statusCode)
         else {
             return
         }
-        storage.removeEntries(forURL: request.url.absoluteString)
+        await storage.removeEntries(forURL: request.url.absoluteString)
         let origin = Origin(request.url)
         for name in [HTTPHeaders.Name.location, .contentLocation] {
             guard let value = headers[name], let target = URL(string: value, relativeTo: request.url)?.absoluteURL,
                 Origin(target) == origin
             else { continue }
-            storage.removeEntries(forURL: target.absoluteString)
+            await storage.removeEntries(forURL: target.absoluteString)
         }
     }
 
@@ -196,4 +206,10 @@ public final class HTTPCache: Sendable {
 extension HTTPCache.Storage {
     /// `nil`: a cache in this storage hashes under a random secret of its own.
     public var partitionSecret: Data? { nil }
+
+    /// No entries, at once: every caller that misses sends its request.
+    public func waitForFill(of key: HTTPCache.Key) async -> [HTTPCache.Entry] { [] }
+
+    /// Nothing: a storage that coordinates no fetches has no claim to end.
+    public func endFill(of key: HTTPCache.Key) async {}
 }

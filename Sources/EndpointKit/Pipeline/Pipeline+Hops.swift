@@ -54,9 +54,31 @@ extension Pipeline {
         }
 
         /// One hop, as a chain of steps: observe → cache (serves, or makes the request conditional) → the header
-        /// check, truly last, on what goes on the wire → the transport and the body.
+        /// check, truly last, on what goes on the wire → the transport and the body. A fetch the cache step claimed
+        /// on a miss ends with the hop, however it ends.
         private func send(_ request: TransportRequest, options: TransportOptions, hop: Int) async throws
             -> TransportResponse
+        {
+            let step = await CacheStep(
+                cache: pipeline.cache,
+                request: request,
+                options: context.options,
+                body: options.body,
+                redactor: redactor
+            )
+            do {
+                let response = try await send(request, options: options, hop: hop, step: step)
+                await step?.endFill()
+                return response
+            } catch {
+                await step?.endFill()
+                throw error
+            }
+        }
+
+        /// The hop's steps after the cache's look-up.
+        private func send(_ request: TransportRequest, options: TransportOptions, hop: Int, step: CacheStep?)
+            async throws -> TransportResponse
         {
             context.call?.remember(request)
             var observation = HopObservation(
@@ -68,13 +90,6 @@ extension Pipeline {
                 hop: hop
             )
             let options = reportingUpload(of: request, options: options)
-            let step = CacheStep(
-                cache: pipeline.cache,
-                request: request,
-                options: context.options,
-                body: options.body,
-                redactor: redactor
-            )
             if let step {
                 switch try step.decide(for: request) {
                 case .serve(let stored):
@@ -118,10 +133,14 @@ extension Pipeline {
                 var response = try await pipeline.transport.send(observation.outgoing, options: options)
                 if response.url == nil { response.url = request.url }
                 observation.headArrived(response, for: request)
-                pipeline.cache?.invalidate(after: request, statusCode: response.statusCode, headers: response.headers)
+                await pipeline.cache?.invalidate(
+                    after: request,
+                    statusCode: response.statusCode,
+                    headers: response.headers
+                )
                 response = try await readBody(of: response, options: options, observation: &observation)
                 if let step, let sentAt, !observation.isStreamed {
-                    guard let finished = step.finish(response, to: request, sentAt: sentAt) else {
+                    guard let finished = await step.finish(response, to: request, sentAt: sentAt) else {
                         // A 304 for nothing stored: once more, without conditions.
                         observation.complete(nil)
                         return try await uncached().send(request, options: options, hop: hop)

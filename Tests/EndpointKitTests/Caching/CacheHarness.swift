@@ -79,17 +79,32 @@ extension StubResponse {
     }
 }
 
-/// A storage that reports each store, so that a test waits for a background revalidation by a signal.
+/// A storage that reports each store, so that a test waits for a background revalidation by a signal. Each of its
+/// methods suspends before it answers, as a storage that reaches a database does: every cache test runs through an
+/// asynchronous storage.
 private struct NotifyingStorage: HTTPCache.Storage {
     let inner: MemoryCacheStorage
     let stored: AsyncStream<Void>.Continuation
-    func entries(for key: HTTPCache.Key) -> [HTTPCache.Entry] { inner.entries(for: key) }
-    func store(_ entry: HTTPCache.Entry, for key: HTTPCache.Key) {
+    func entries(for key: HTTPCache.Key) async -> [HTTPCache.Entry] {
+        await Task.yield()
+        return inner.entries(for: key)
+    }
+    func store(_ entry: HTTPCache.Entry, for key: HTTPCache.Key) async {
+        await Task.yield()
         inner.store(entry, for: key)
         stored.yield()
     }
-    func removeEntries(for key: HTTPCache.Key) { inner.removeEntries(for: key) }
-    func removeEntries(forURL url: String) { inner.removeEntries(forURL: url) }
-    func removeAll() { inner.removeAll() }
+    func removeEntries(for key: HTTPCache.Key) async {
+        await Task.yield()
+        inner.removeEntries(for: key)
+    }
+    func removeEntries(forURL url: String) async {
+        await Task.yield()
+        inner.removeEntries(forURL: url)
+    }
+    func removeAll() async {
+        await Task.yield()
+        inner.removeAll()
+    }
     var partitionSecret: Data? { nil }
 }

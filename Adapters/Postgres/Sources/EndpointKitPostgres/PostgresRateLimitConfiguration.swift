@@ -8,9 +8,12 @@ public struct PostgresRateLimitConfiguration: Sendable {
         /// Calls wait for PostgreSQL for up to this long, then fail with ``EndpointKit/EndpointError/Kind/rateLimited``
         /// (nothing is sent). The fleet never exceeds the limit, and sends nothing while the database is down.
         case failClosed(waitingUpTo: Duration)
-        /// This instance keeps a share of each limit on its own: `count ÷ instances` (at least 1) per period. It
-        /// first waits one window (period and margin) so that no window mixes the fleet's sends with its own, and
-        /// when it reaches PostgreSQL again it pauses each limit it kept for one window, for the same reason. Give
+        /// This instance keeps a share of each limit on its own: `count ÷ instances` (at least 1) per period. Slots
+        /// PostgreSQL granted before the failure may lie up to the limiter's `maxWait` ahead, so the share's first
+        /// slot is `maxWait` and one window (period and margin) after the failure, and calls until then are refused
+        /// (``EndpointKit/EndpointError/Kind/rateLimited``, nothing sent): give the limiter a short `maxWait` where
+        /// the local share must start soon. A local slot is granted at most one window ahead, and when this instance
+        /// reaches PostgreSQL again it pauses each limit it sent on until one window after its last local slot. Give
         /// the number of instances that share the limits: with more, the fleet can exceed the limit; an instance cut
         /// off from PostgreSQL while the others still reach it adds its share to what they send.
         case localShare(instances: Int)

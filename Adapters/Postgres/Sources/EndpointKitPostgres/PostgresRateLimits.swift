@@ -144,11 +144,13 @@ public final class PostgresRateLimits: RateLimitStorage {
                     _ = reach.withLock { $0.apply(.failed(now: now())) }
                     continue
                 }
-                guard case .pauseShared(let windows) = reach.withLock({ $0.apply(.answered) }) else { return grant }
+                guard case .pauseShared(let pauses) = reach.withLock({ $0.apply(.answered(now: now())) }) else {
+                    return grant
+                }
                 logger.notice(
-                    "rate limits: PostgreSQL is back; pausing \(windows.count) limit(s) kept locally for a window"
+                    "rate limits: PostgreSQL is back; pausing \(pauses.count) limit(s) a window past their local slots"
                 )
-                for (kept, window) in windows { try? await pauseShared(kept, for: .microseconds(window)) }
+                for (kept, pause) in pauses { try? await pauseShared(kept, for: .microseconds(pause)) }
             default:
                 let decision = reach.withLock {
                     $0.apply(

@@ -5,13 +5,15 @@ import EndpointKit
 /// database or on its own, and its own counts; changed only by ``apply(_:)``, which returns what to do.
 ///
 /// - While PostgreSQL answers, calls count there (`useShared`).
-/// - The first failure starts a local spell: calls count in this process, against a share of each limit, each
-///   key paused until one window (period and margin) after the failure, so that no window holds both the fleet's
-///   sends before it and this instance's after it.
+/// - The first failure starts a local spell: calls count in this process, against a share of each limit. A slot
+///   PostgreSQL granted before the failure (to this instance or another) may lie up to the caller's `maxWait` after
+///   it, so each key's first local slot is `maxWait` and one window (period and margin) after the failure: no
+///   window holds both the fleet's granted sends and this instance's own. A local slot is granted at most one window
+///   ahead.
 /// - Once per retry interval, one call tries PostgreSQL again; when it answers, the spell ends, its counts are
-///   dropped, and each key it kept is to be paused in PostgreSQL for one window from then (`pauseShared`), so that no
-///   window holds both this instance's own sends and the fleet's after it. The call that found PostgreSQL back
-///   reserves again after those pauses.
+///   dropped, and each key this spell granted a slot of is to be paused in PostgreSQL until one window after the last
+///   such slot (`pauseShared`), so that no window holds both this instance's own sends and the fleet's after them.
+///   The call that found PostgreSQL back reserves again after those pauses.
 ///
 /// Times are microseconds of the process's clock.
 struct RateLimitReach: Sendable, Hashable {
@@ -23,9 +25,10 @@ struct RateLimitReach: Sendable, Hashable {
     private(set) var localSince: Time?
     /// When a call is next to try PostgreSQL again.
     private(set) var retryAt: Time = 0
-    /// This spell's counts, by key, and each key's window.
+    /// This spell's counts, by key.
     private(set) var states: [String: RateLimitState] = [:]
-    private(set) var windows: [String: Time] = [:]
+    /// By key, until when the fleet must hold back once the spell ends: one window after the last slot it granted.
+    private(set) var holdUntil: [String: Time] = [:]
 
     init(retryInterval: Time) { self.retryInterval = retryInterval }
 
@@ -35,7 +38,7 @@ struct RateLimitReach: Sendable, Hashable {
         /// PostgreSQL could not be used.
         case failed(now: Time)
         /// PostgreSQL answered.
-        case answered
+        case answered(now: Time)
         /// A call reserves a slot of `share`, whose window is `window`, in this spell's counts.
         case reserveLocally(key: String, share: RateLimit, maxWait: Time, now: Time)
         /// The upstream asked every caller of `key` to wait.
@@ -47,7 +50,7 @@ struct RateLimitReach: Sendable, Hashable {
         case useShared
         /// Reserve in this spell's counts.
         case useLocal
-        /// Pause each key in PostgreSQL for its window, then reserve again.
+        /// Pause each key in PostgreSQL for this long, then reserve again.
         case pauseShared([String: Time])
         /// The answer of a local reservation.
         case decided(RateLimitState.Decision)
@@ -69,26 +72,26 @@ struct RateLimitReach: Sendable, Hashable {
                 retryAt = now + retryInterval
             }
             return .useLocal
-        case .answered:
+        case .answered(let now):
             guard localSince != nil else { return .none }
-            defer { (localSince, states, windows) = (nil, [:], [:]) }
-            return windows.isEmpty ? .none : .pauseShared(windows)
+            defer { (localSince, states, holdUntil) = (nil, [:], [:]) }
+            let pauses = holdUntil.filter { $0.value > now }.mapValues { $0 - now }
+            return pauses.isEmpty ? .none : .pauseShared(pauses)
         case .reserveLocally(let key, let share, let maxWait, let now):
             guard let since = localSince else { return .useShared }
             let window = (share.period + share.margin).wholeMicroseconds
-            windows[key] = window
-            var state = states[key] ?? RateLimitState(pausedUntil: since + window)
+            var state = states[key] ?? RateLimitState(pausedUntil: since + max(0, maxWait) + window)
             defer { states[key] = state }
-            return .decided(
-                state.apply(
-                    .reserve(
-                        now: now,
-                        interval: share.intervalMicroseconds,
-                        tolerance: share.toleranceMicroseconds,
-                        maxWait: maxWait
-                    )
+            let decision = state.apply(
+                .reserve(
+                    now: now,
+                    interval: share.intervalMicroseconds,
+                    tolerance: share.toleranceMicroseconds,
+                    maxWait: min(maxWait, window)
                 )
             )
+            if case .send(let wait) = decision { holdUntil[key] = max(holdUntil[key] ?? 0, now + wait + window) }
+            return .decided(decision)
         case .pause(let key, let duration, let now):
             guard localSince != nil, states[key] != nil else { return .none }
             _ = states[key]?.apply(.pause(now: now, duration: duration))

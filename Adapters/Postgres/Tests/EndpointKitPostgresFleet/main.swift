@@ -25,6 +25,10 @@ import UnixSignals
 //       CONCURRENCY calls at once at SERVER's limited/KEY for SECONDS, through a RateLimiter of LIMIT per PERIOD_MS
 //       kept in PostgreSQL (SCHEMA, key KEY), failing closed (POLICY `closed`) or on a local share (`share:N`)
 //       while PostgreSQL is out of reach; prints what it sent and the reservations' times (scripts/ratelimit-fleet.py)
+//   EndpointKitPostgresFleet cache SCHEMA SERVER KEY INSTANCE RESOURCES TOKENS PASSES CONCURRENCY SEED
+//       fetches RESOURCES cacheable resources of SERVER with each of TOKENS tokens, PASSES times in seeded orders,
+//       CONCURRENCY at once, through an HTTP cache in PostgreSQL (SCHEMA); prints each pass's sources
+//       (scripts/cache-fleet.py)
 //
 // PostgreSQL is read from ENDPOINTKIT_POSTGRES_URL.
 
@@ -303,8 +307,20 @@ do {
             policy: try unreachablePolicy(arguments[9]),
             margin: .milliseconds(arguments.count > 10 ? Int(arguments[10]) ?? 50 : 50)
         )
+    case "cache" where arguments.count >= 10:
+        try await cacheFleet(
+            schema: arguments[1],
+            server: arguments[2],
+            key: arguments[3],
+            instance: arguments[4],
+            resources: Int(arguments[5]) ?? 1,
+            tokens: Int(arguments[6]) ?? 1,
+            passes: Int(arguments[7]) ?? 1,
+            concurrency: Int(arguments[8]) ?? 1,
+            seed: UInt64(arguments[9]) ?? 1
+        )
     default:
-        print("usage: EndpointKitPostgresFleet sender|enqueue|raw|directory|limiter ... (see its source)")
+        print("usage: EndpointKitPostgresFleet sender|enqueue|raw|directory|limiter|cache ... (see its source)")
         exit(64)
     }
 } catch {

@@ -115,6 +115,26 @@ func unreachableLimits(_ postgres: PostgresClient, _ unreachable: PostgresRateLi
     )
 }
 
+/// Sends `endpoint` until it is sent, waiting out each refusal of the limiter (`retryAfter`) as a caller would; the
+/// refusals it met.
+func sendHonouringRefusals(_ client: EndpointClient, _ endpoint: Endpoint<EndpointKinds.Public, Data>) async throws
+    -> Int
+{
+    var refusals = 0
+    while true {
+        let wait: Duration
+        do {
+            _ = try await client.response(for: endpoint)
+            return refusals
+        } catch {
+            guard error.kind == .rateLimited, error.statusCode == nil else { throw error }
+            wait = error.retryAfter ?? .milliseconds(100)
+        }
+        refusals += 1
+        try await Task.sleep(for: wait)
+    }
+}
+
 /// A pool on a loopback port where no PostgreSQL listens, running while `body` runs.
 func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
     let client = PostgresClient(
@@ -291,7 +311,7 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
     }
 
     @Test(
-        "A local share with PostgreSQL out of reach: one window's wait, then the share, never more",
+        "A local share with PostgreSQL out of reach: refused until maxWait and a window have passed, then the share, never more",
         arguments: Stack.allCases
     )
     func localShare(stack: Stack) async throws {
@@ -305,28 +325,30 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
                     retryInterval: .seconds(60)
                 )
             )
-            // 8 per second among 2 instances: this one keeps 4.
-            let client = fixture.client(
-                limitedBy: RateLimiter(RateLimit(8, per: .seconds(1)), key: "k", storage: limits)
-            )
+            // 8 per second among 2 instances: this one keeps 4. Slots PostgreSQL granted may lie up to maxWait ahead.
+            let limiter = RateLimiter(RateLimit(8, per: .seconds(1)), key: "k", storage: limits, maxWait: .seconds(0.5))
+            let client = fixture.client(limitedBy: limiter)
             let started = ContinuousClock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            let refusals = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<8 {
                     group.addTask {
-                        _ = try await client.response(
-                            for: fixture.limited(limit: 4, period: .seconds(1), instance: "a")
+                        try await sendHonouringRefusals(
+                            client,
+                            fixture.limited(limit: 4, period: .seconds(1), instance: "a")
                         )
                     }
                 }
-                try await group.waitForAll()
+                return try await group.reduce(0, +)
             }
             let elapsed = started.duration(to: .now)
             let window = try await fixture.window(.seconds(1))
             #expect(window.count == 8)
             #expect(window.max <= 4)
             #expect(window.over == 0)
-            // One window (1.05 s) before the first, then 4 per 1.05 s: the eighth at about 2.9 s.
-            #expect(elapsed >= .seconds(2.8), "elapsed \(elapsed)")
+            #expect(refusals > 0, "calls before the share began were refused, and nothing was sent for them")
+            // The failure (200 ms), maxWait (0.5 s) and a window (1.05 s) before the first; then 4 per 1.05 s: the
+            // eighth 1.84 s after the first, at about 3.6 s. (A window's wait alone would put it at about 3.1 s.)
+            #expect(elapsed >= .seconds(3.5), "elapsed \(elapsed)")
         }
     }
 
