@@ -14,7 +14,8 @@ the fault server's /limited/KEY, which keeps L requests per second in any window
 arrival) and answers 429 beyond it. Every instance's RateLimiter keeps the same RateLimit(L, per: 1 s) in
 PostgreSQL. The phases: 4 instances; 8 instances; 4 instances failing closed while PostgreSQL is restarted
 (`pg_ctl restart -m immediate`) a third of the way and killed (SIGKILL, down 3 s) two thirds of the way; the same
-with a local share of L / 4 each.
+with a local share of L / 4 each, the limiter waiting at most 1 s for a slot (a share begins maxWait and a window
+after PostgreSQL was lost).
 
 Passes when, in every phase, the upstream never counted more than L in any window of one second and never had to
 refuse a call for going over, and, in the phases without faults, the fleet used at least 90 % of the limit (a speed
@@ -34,12 +35,12 @@ import uuid
 from fleet_common import ENV, fleet_binary, get_json, kill_postgres, restart_postgres
 
 
-def run_phase(binary, name, instances, arguments, policy, faults):
+def run_phase(binary, name, instances, arguments, policy, faults, max_wait_ms):
     """Runs one phase; returns (its figures as text, its failures)."""
     key, schema = f"limits-{uuid.uuid4().hex[:12]}", "fleet_limits"
     command = lambda number: [binary, "limiter", schema, ENV["ENDPOINTKIT_FAULT_URL"], key, f"i{number}",
                               str(arguments.limit), "1000", str(arguments.concurrency), str(arguments.seconds), policy,
-                              str(arguments.margin_ms)]
+                              str(arguments.margin_ms), str(max_wait_ms)]
     processes = [subprocess.Popen(command(number), stdout=subprocess.PIPE, text=True) for number in range(instances)]
     chaos = threading.Thread(target=inflict, args=(faults, arguments.seconds))
     chaos.start()
@@ -95,17 +96,19 @@ def proof(arguments):
     binary = fleet_binary("ratelimit-fleet")
     print(f"rate limit fleet proof: {arguments.seconds} s per phase, limit {arguments.limit} per second, "
           f"{arguments.concurrency} calls at once per instance, margin {arguments.margin_ms} ms")
+    # A local share begins maxWait and a window after PostgreSQL was lost (slots it granted may lie that far ahead):
+    # its phase's limiter waits at most 1 s for a slot, so that the share begins within the outage.
     phases = [
-        ("4 instances", 4, "closed", False),
-        ("8 instances", 8, "closed", False),
-        ("4 instances, PostgreSQL restarted and killed, failing closed", 4, "closed", True),
-        ("4 instances, PostgreSQL restarted and killed, local shares", 4, "share:4", True),
+        ("4 instances", 4, "closed", False, 60000),
+        ("8 instances", 8, "closed", False, 60000),
+        ("4 instances, PostgreSQL restarted and killed, failing closed", 4, "closed", True, 60000),
+        ("4 instances, PostgreSQL restarted and killed, local shares (maxWait 1 s)", 4, "share:4", True, 1000),
     ]
     failures = []
-    for number, (name, instances, policy, faults) in enumerate(phases, start=1):
+    for number, (name, instances, policy, faults, max_wait_ms) in enumerate(phases, start=1):
         if str(number) not in arguments.phases:
             continue
-        figures, failed = run_phase(binary, name, instances, arguments, policy, faults)
+        figures, failed = run_phase(binary, name, instances, arguments, policy, faults, max_wait_ms)
         print(f"rate limit fleet proof: {figures}", flush=True)
         failures += failed
     for failure in failures:

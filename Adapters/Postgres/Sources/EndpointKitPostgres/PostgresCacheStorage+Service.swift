@@ -13,22 +13,20 @@ extension PostgresCacheStorage: Service {
         await cancelWhenGracefulShutdown { await self.listen() }
     }
 
-    /// Listens on the invalidation channel from a connection of its own until cancelled.
+    /// Listens on the invalidation channel until cancelled; each time it begins, the in-memory tier is emptied, as
+    /// it may hold what was invalidated while it was not listening.
     private func listen() async {
-        while !Task.isCancelled {
-            do {
-                try await postgres.withConnection { connection in
-                    try await connection.listen(on: self.channel) { notifications in
-                        self.memory.removeAll()
-                        self.listenerEvents.continuation.yield(.listening)
-                        for try await notification in notifications { self.heard(notification.payload) }
-                    }
-                }
-            } catch {
-                logger.debug("http cache: listening stopped: \(PostgresOutboxFailure.reason(error))")
-            }
-            try? await Task.sleep(for: configuration.listenRetryInterval)
-        }
+        await listenForNotifications(
+            on: channel,
+            postgres: postgres,
+            retryInterval: configuration.listenRetryInterval,
+            logger: logger,
+            began: {
+                self.memory.removeAll()
+                self.listenerEvents.continuation.yield(.listening)
+            },
+            heard: { self.heard($0) }
+        )
     }
 
     /// Forgets what memory holds of the URL named `payload`, or everything for `*`.

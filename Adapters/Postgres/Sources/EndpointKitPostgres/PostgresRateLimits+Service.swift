@@ -15,22 +15,17 @@ extension PostgresRateLimits: Service {
         await cancelWhenGracefulShutdown { await self.listen() }
     }
 
-    /// Listens on the pause channel from a connection of its own until cancelled.
+    /// Listens on the pause channel until cancelled; pauses recorded before the listening began, or while it was
+    /// down, are read from the table each time it begins.
     private func listen() async {
-        while !Task.isCancelled {
-            do {
-                try await postgres.withConnection { connection in
-                    try await connection.listen(on: self.channel) { notifications in
-                        // Pauses recorded before the listening began, or while it was down, are in the table.
-                        try await self.catchUp()
-                        for try await notification in notifications { self.heard(notification.payload) }
-                    }
-                }
-            } catch {
-                logger.debug("rate limits: listening stopped: \(PostgresOutboxFailure.reason(error))")
-            }
-            try? await Task.sleep(for: configuration.listenRetryInterval)
-        }
+        await listenForNotifications(
+            on: channel,
+            postgres: postgres,
+            retryInterval: configuration.listenRetryInterval,
+            logger: logger,
+            began: { try await self.catchUp() },
+            heard: { self.heard($0) }
+        )
     }
 
     /// Notes every pause the table holds that has not ended.

@@ -69,7 +69,8 @@ func limiter(
     concurrency: Int,
     seconds: Int,
     policy: PostgresRateLimitConfiguration.Unreachable,
-    margin: Duration
+    margin: Duration,
+    maxWait: Duration
 ) async throws {
     let postgres = PostgresClient(configuration: try postgresConfiguration(application: "fleet-limiter"))
     let transport = AsyncHTTPClientTransport()
@@ -79,7 +80,12 @@ func limiter(
         logger: logger
     )
     let timed = TimedStorage(limits)
-    let rateLimiter = RateLimiter(RateLimit(limit, per: period, margin: margin), key: key, storage: timed)
+    let rateLimiter = RateLimiter(
+        RateLimit(limit, per: period, margin: margin),
+        key: key,
+        storage: timed,
+        maxWait: maxWait
+    )
     let client = try endpointClient(server, transport, middleware: [rateLimiter])
     let endpoint = Endpoint<EndpointKinds.Public, Data>(
         path: "limited/\(key)",
@@ -118,15 +124,21 @@ private func call(
     counts: Locked<(sent: Int, limited: Int, failed: Int)>
 ) async {
     while ContinuousClock.now < end {
+        var pause: Duration?
         do {
             _ = try await client.response(for: endpoint)
             counts.withLock { $0.sent += 1 }
-        } catch let error where error.kind == .rateLimited && error.statusCode == nil {
-            counts.withLock { $0.limited += 1 }
         } catch {
-            counts.withLock { $0.failed += 1 }
-            try? await Task.sleep(for: .milliseconds(20))
+            if error.kind == .rateLimited && error.statusCode == nil {
+                // Refused by the limiter, nothing sent: waited out as a caller would (at most a second).
+                counts.withLock { $0.limited += 1 }
+                pause = min(error.retryAfter ?? .milliseconds(20), .seconds(1))
+            } else {
+                counts.withLock { $0.failed += 1 }
+                pause = .milliseconds(20)
+            }
         }
+        if let pause { try? await Task.sleep(for: pause) }
     }
 }
 

@@ -22,6 +22,7 @@ import UnixSignals
 //   EndpointKitPostgresFleet directory SERVER KEY WRITES GROUPS
 //       the same writes queued in a directory outbox, then timed while it drains; prints `directory WRITES MS`
 //   EndpointKitPostgresFleet limiter SCHEMA SERVER KEY INSTANCE LIMIT PERIOD_MS CONCURRENCY SECONDS POLICY [MARGIN_MS]
+//       [MAX_WAIT_MS]
 //       CONCURRENCY calls at once at SERVER's limited/KEY for SECONDS, through a RateLimiter of LIMIT per PERIOD_MS
 //       kept in PostgreSQL (SCHEMA, key KEY), failing closed (POLICY `closed`) or on a local share (`share:N`)
 //       while PostgreSQL is out of reach; prints what it sent and the reservations' times (scripts/ratelimit-fleet.py)
@@ -305,7 +306,8 @@ do {
             concurrency: Int(arguments[7]) ?? 1,
             seconds: Int(arguments[8]) ?? 1,
             policy: try unreachablePolicy(arguments[9]),
-            margin: .milliseconds(arguments.count > 10 ? Int(arguments[10]) ?? 50 : 50)
+            margin: .milliseconds(arguments.count > 10 ? Int(arguments[10]) ?? 50 : 50),
+            maxWait: .milliseconds(arguments.count > 11 ? Int(arguments[11]) ?? 60_000 : 60_000)
         )
     case "cache" where arguments.count >= 10:
         try await cacheFleet(

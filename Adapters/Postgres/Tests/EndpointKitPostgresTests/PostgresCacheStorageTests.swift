@@ -33,7 +33,22 @@ extension FleetFixture {
     }
 }
 
+/// One instance of a fleet: its cache storage (its own memory in front of the shared table) and its client.
+private struct Instance {
+    let storage: PostgresCacheStorage
+    let client: EndpointClient
+}
+
 extension TestDatabase {
+    /// Two instances on this database's schema, calling the fault server of `fixture`.
+    fileprivate func twoInstances(_ fixture: FleetFixture) async throws -> (Instance, Instance) {
+        let (first, second) = (try await cache(), try await cache())
+        return (
+            Instance(storage: first, client: fixture.client(cachingIn: first)),
+            Instance(storage: second, client: fixture.client(cachingIn: second))
+        )
+    }
+
     /// A cache storage on this database's schema: one instance's.
     fileprivate func cache(
         maximumSize: Int = 1 << 20,
@@ -68,9 +83,10 @@ struct PostgresCacheStorageTests {
     func sharedBetweenInstances(stack: Stack) async throws {
         try await TestDatabase.with { database in
             let fixture = try FleetFixture(stack)
-            let (first, second) = (try await database.cache(), try await database.cache())
-            #expect(first.partitionSecret == second.partitionSecret && first.partitionSecret?.count == 32)
-            let (one, two) = (fixture.client(cachingIn: first), fixture.client(cachingIn: second))
+            let (first, second) = try await database.twoInstances(fixture)
+            #expect(first.storage.partitionSecret == second.storage.partitionSecret)
+            #expect(first.storage.partitionSecret?.count == 32)
+            let (one, two) = (first.client, second.client)
 
             let fetched = try await one.exchange(for: fixture.cached(), using: AccessToken("one"))
             let served = try await two.exchange(for: fixture.cached(), using: AccessToken("one"))
@@ -92,12 +108,11 @@ struct PostgresCacheStorageTests {
     func partitionedByCredential(stack: Stack) async throws {
         try await TestDatabase.with { database in
             let fixture = try FleetFixture(stack)
-            let (first, second) = (try await database.cache(), try await database.cache())
-            let (one, two) = (fixture.client(cachingIn: first), fixture.client(cachingIn: second))
-            _ = try await one.exchange(for: fixture.cached(), using: AccessToken("token-one"))
+            let (one, two) = try await database.twoInstances(fixture)
+            _ = try await one.client.exchange(for: fixture.cached(), using: AccessToken("token-one"))
 
-            let other = try await two.exchange(for: fixture.cached(), using: AccessToken("token-two"))
-            let anonymous = try await two.exchange(
+            let other = try await two.client.exchange(for: fixture.cached(), using: AccessToken("token-two"))
+            let anonymous = try await two.client.exchange(
                 for: Endpoint<EndpointKinds.Public, Versioned>(path: "cached/\(fixture.key)")
             )
             #expect(other.source == .network && other.value.authorization == "Bearer token-two")
@@ -143,10 +158,8 @@ struct PostgresCacheStorageTests {
     func missesCoalesce(stack: Stack) async throws {
         try await TestDatabase.with { database in
             let fixture = try FleetFixture(stack)
-            let clients = [
-                fixture.client(cachingIn: try await database.cache()),
-                fixture.client(cachingIn: try await database.cache()),
-            ]
+            let (one, two) = try await database.twoInstances(fixture)
+            let clients = [one.client, two.client]
             // The upstream answers late, so that every call misses while the first is on its way.
             let slow = Endpoint<EndpointKinds.Private, Versioned>(
                 path: "cached/\(fixture.key)",
@@ -214,26 +227,26 @@ struct PostgresCacheStorageTests {
     func invalidationReachesEveryInstance(stack: Stack) async throws {
         try await TestDatabase.with { database in
             let fixture = try FleetFixture(stack)
-            let (first, second) = (try await database.cache(), try await database.cache())
-            let (one, two) = (fixture.client(cachingIn: first), fixture.client(cachingIn: second))
+            let (one, two) = try await database.twoInstances(fixture)
+            let second = two.storage
             var events = second.listenerEvents.stream.makeAsyncIterator()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await second.run() }
                 defer { group.cancelAll() }
                 // Each wait ends when its signal comes, or when the suite's time limit cancels the test.
                 #expect(await events.next() == .listening)
-                _ = try await one.exchange(for: fixture.cached(), using: AccessToken("one"))
-                _ = try await two.exchange(for: fixture.cached(), using: AccessToken("one"))
+                _ = try await one.client.exchange(for: fixture.cached(), using: AccessToken("one"))
+                _ = try await two.client.exchange(for: fixture.cached(), using: AccessToken("one"))
                 #expect(second.memory.count == 1, "the second instance keeps the response in memory")
 
-                _ = try await one.response(
+                _ = try await one.client.response(
                     for: Endpoint<EndpointKinds.Public, Data>(method: .post, path: "bump/\(fixture.key)")
                 )
                 // The POST's own URL is announced first, then its Location, the cached URL.
                 while second.memory.count > 0, let event = await events.next() {
                     #expect(event != .listening, "the listener did not begin again")
                 }
-                let after = try await two.exchange(for: fixture.cached(), using: AccessToken("one"))
+                let after = try await two.client.exchange(for: fixture.cached(), using: AccessToken("one"))
                 #expect(after.source == .network && after.value.version == 2)
             }
         }
