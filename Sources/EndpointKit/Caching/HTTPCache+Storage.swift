@@ -25,12 +25,12 @@ extension HTTPCache {
         /// Removes everything.
         func removeAll() async
         /// Called on a miss (nothing stored under `key`) before the request is sent. A storage that several clients
-        /// or instances share may make the callers that miss the same key at once wait for one of them: it returns
-        /// what that one stored, or no entries when this caller is to send (having claimed the fetch, which
-        /// ``endFill(of:)`` ends), or when waiting for the other was not worth it. The default returns no entries
-        /// at once: every caller sends.
-        func waitForFill(of key: Key) async -> [Entry]
-        /// Ends the claim of a fetch that ``waitForFill(of:)`` gave this caller, once its response was stored, was
+        /// or instances share may make the callers that miss the same key at once wait for one of them, for at most
+        /// `limit` (the time the call has left, when it has a deadline): it returns what that one stored, or no
+        /// entries when this caller is to send (having claimed the fetch, which ``endFill(of:)`` ends), or when
+        /// waiting for the other was not worth it. The default returns no entries at once: every caller sends.
+        func waitForFill(of key: Key, upTo limit: Duration?) async -> [Entry]
+        /// Ends the claim of a fetch that ``waitForFill(of:upTo:)`` gave this caller, once its response was stored, was
         /// not storable, or failed: the callers waiting on it go on. The default does nothing.
         func endFill(of key: Key) async
         /// A secret for the cache's keyed hashes that this storage keeps, or `nil` (the default) for a random

@@ -75,12 +75,14 @@ public final class HTTPCache: Sendable {
     }
 
     /// The stored variants under `key`, and the one whose `Vary` selection matches `headers`; whether this caller
-    /// claimed the fetch of a missed key (``Storage/waitForFill(of:)``).
-    func lookup(_ key: Key, headers: HTTPHeaders) async -> (selected: Entry?, variants: [Entry], claimed: Bool) {
+    /// claimed the fetch of a missed key (``Storage/waitForFill(of:upTo:)``, waiting up to `patience`).
+    func lookup(_ key: Key, headers: HTTPHeaders, waitingUpTo patience: Duration? = nil) async
+        -> (selected: Entry?, variants: [Entry], claimed: Bool)
+    {
         var variants = await storage.entries(for: key)
         var claimed = false
         if variants.isEmpty {
-            variants = await storage.waitForFill(of: key)
+            variants = await storage.waitForFill(of: key, upTo: patience)
             claimed = variants.isEmpty
         }
         return (select(from: variants, headers: headers), variants, claimed)
@@ -208,7 +210,7 @@ extension HTTPCache.Storage {
     public var partitionSecret: Data? { nil }
 
     /// No entries, at once: every caller that misses sends its request.
-    public func waitForFill(of key: HTTPCache.Key) async -> [HTTPCache.Entry] { [] }
+    public func waitForFill(of key: HTTPCache.Key, upTo limit: Duration?) async -> [HTTPCache.Entry] { [] }
 
     /// Nothing: a storage that coordinates no fetches has no claim to end.
     public func endFill(of key: HTTPCache.Key) async {}

@@ -23,13 +23,8 @@ extension Pipeline {
             if prepared.leavesEnvironmentOrigin { redactor.removeCredentials(from: &current.headers) }
             var hop = 0
             while true {
-                var options = TransportOptions(timeout: context.timeout, idleTimeout: prepared.idleTimeout, body: body)
-                if let deadline, let timeout = context.timeout {
-                    let left = ContinuousClock.now.duration(to: deadline)
-                    guard left > .zero else { throw EndpointError.deadlinePassed(timeout) }
-                    options.timeout = left
-                }
-                let response = try await send(current, options: options, hop: hop)
+                let options = TransportOptions(timeout: context.timeout, idleTimeout: prepared.idleTimeout, body: body)
+                let response = try await send(current, options: options, hop: hop, deadline: deadline)
                 guard let next = try policy.nextRequest(after: response, to: current, redactor: redactor) else {
                     return response
                 }
@@ -56,17 +51,30 @@ extension Pipeline {
         /// One hop, as a chain of steps: observe → cache (serves, or makes the request conditional) → the header
         /// check, truly last, on what goes on the wire → the transport and the body. A fetch the cache step claimed
         /// on a miss ends with the hop, however it ends.
-        private func send(_ request: TransportRequest, options: TransportOptions, hop: Int) async throws
-            -> TransportResponse
-        {
+        ///
+        /// With `deadline` (when the transport enforces it), the cache waits for another caller's fetch at most until
+        /// then, and the transport gets the time left after the cache's look-up.
+        private func send(
+            _ request: TransportRequest,
+            options: TransportOptions,
+            hop: Int,
+            deadline: ContinuousClock.Instant?
+        ) async throws -> TransportResponse {
             let step = await CacheStep(
                 cache: pipeline.cache,
                 request: request,
                 options: context.options,
                 body: options.body,
-                redactor: redactor
+                redactor: redactor,
+                waitingUpTo: deadline.map { ContinuousClock.now.duration(to: $0) }
             )
             do {
+                var options = options
+                if let deadline, let timeout = context.timeout {
+                    let left = ContinuousClock.now.duration(to: deadline)
+                    guard left > .zero else { throw EndpointError.deadlinePassed(timeout) }
+                    options.timeout = left
+                }
                 let response = try await send(request, options: options, hop: hop, step: step)
                 await step?.endFill()
                 return response
@@ -143,7 +151,7 @@ extension Pipeline {
                     guard let finished = await step.finish(response, to: request, sentAt: sentAt) else {
                         // A 304 for nothing stored: once more, without conditions.
                         observation.complete(nil)
-                        return try await uncached().send(request, options: options, hop: hop)
+                        return try await uncached().send(request, options: options, hop: hop, step: nil)
                     }
                     // The record keeps what the wire carried (a 304 of no bytes); the caller gets the stored 200.
                     response = finished

@@ -11,10 +11,11 @@ extension PostgresCacheStorage {
     /// How often a waiting call looks for the response it waits for.
     static let fillPollInterval = Duration.milliseconds(20)
 
-    /// What another call stored while this one waited, or no entries when this call is to send (it claimed the
-    /// fetch, the table could not be used, or the wait ended).
-    public func waitForFill(of key: HTTPCache.Key) async -> [HTTPCache.Entry] {
-        let wait = configuration.fillWait
+    /// What another call stored while this one waited (at most ``PostgresCacheConfiguration/fillWait``, and at most
+    /// `limit`), or no entries when this call is to send (it claimed the fetch, the table could not be used, or the
+    /// wait ended).
+    public func waitForFill(of key: HTTPCache.Key, upTo limit: Duration?) async -> [HTTPCache.Entry] {
+        let wait = min(configuration.fillWait, limit ?? configuration.fillWait)
         guard wait > .zero else { return [] }
         let local = named(key)
         let holder = UUID().uuidString

@@ -43,7 +43,7 @@ public final class PostgresCacheStorage: HTTPCache.Storage {
     private let reach: Locked<CacheTableReach>
     /// Bytes this instance has written to the table since it last trimmed it.
     private let writtenSinceTrim = Locked(0)
-    /// The fetches this instance claimed (``waitForFill(of:)``), by row name, with the claim's holder.
+    /// The fetches this instance claimed (``waitForFill(of:upTo:)``), by row name, with the claim's holder.
     let claims = Locked([HTTPCache.Key: String]())
     /// What the listener did, for tests to wait on: it began to listen (the in-memory tier emptied first), or it
     /// forgot what an invalidation named. Only the newest are kept, so nothing grows when nobody reads it.

@@ -21,9 +21,10 @@ extension FleetFixture {
     }
 
     /// A client of the fault server whose cache is `storage`: one instance of a fleet.
-    fileprivate func client(cachingIn storage: PostgresCacheStorage) -> EndpointClient {
+    fileprivate func client(cachingIn storage: PostgresCacheStorage, timeout: Duration = .seconds(5)) -> EndpointClient
+    {
         var defaults = RequestDefaults()
-        defaults.timeout = .seconds(5)
+        defaults.timeout = timeout
         return EndpointClient(
             environment: ServerEnvironment(baseURL: server),
             transport: transport,
@@ -188,6 +189,37 @@ struct PostgresCacheStorageTests {
             #expect(answers.count == 4 && answers.allSatisfy { $0.authorization == "Bearer one" })
             #expect(try await fixture.count("cached-200") == 5)
             #expect(try await database.integers("SELECT count(*)::bigint FROM \(database.schema).cache_fills") == [0])
+        }
+    }
+
+    @Test(
+        "A call that waits for another instance's fetch ends by its own deadline, not the other fetch's",
+        arguments: Stack.allCases
+    )
+    func fillWaitKeepsTheDeadline(stack: Stack) async throws {
+        try await TestDatabase.with { database in
+            let fixture = try FleetFixture(stack)
+            let holder = fixture.client(cachingIn: try await database.cache())
+            let hurried = fixture.client(cachingIn: try await database.cache(), timeout: .milliseconds(300))
+            let slow = Endpoint<EndpointKinds.Private, Versioned>(
+                path: "cached/\(fixture.key)",
+                queryItems: [URLQueryItem(name: "cc", value: "max-age=60"), URLQueryItem(name: "delay", value: "3000")]
+            )
+            async let held = holder.exchange(for: slow, using: AccessToken("one"))
+            // The upstream has the holder's request: its claim is in the table.
+            _ = try await fixture.client().response(
+                for: Endpoint<EndpointKinds.Public, Data>(path: "await/cached/\(fixture.key)")
+            )
+            let started = ContinuousClock.now
+            let error = await #expect(throws: EndpointError.self) {
+                try await hurried.exchange(for: slow, using: AccessToken("one"))
+            }
+            print("the hurried call ended after \(started.duration(to: .now)): \(error?.message ?? "no error")")
+            #expect(error?.kind == .timedOut && error?.message.contains("300 ms") == true)
+            // It ended before the upstream answered the holder (3 s late), not once the holder's response came.
+            #expect(try await fixture.count("cached-200") == 0, "the hurried call waited for the holder's fetch")
+            #expect(try await held.source == .network)
+            #expect(try await fixture.count("cached-200") == 1, "the hurried call sent nothing")
         }
     }
 
