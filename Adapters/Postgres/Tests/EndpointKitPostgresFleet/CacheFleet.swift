@@ -124,13 +124,10 @@ extension SplitMix: RandomNumberGenerator {}
 /// Prints one pass's line, at once.
 private func report(instance: String, pass: Int, _ counts: PassCounts) {
     let times = counts.microseconds.sorted()
-    func percentile(_ share: Double) -> Int {
-        times.isEmpty ? 0 : times[min(times.count - 1, Int(Double(times.count) * share))]
-    }
     let line =
         "cache \(instance) pass=\(pass) network=\(counts.network) cache=\(counts.cache) "
         + "revalidated=\(counts.revalidated) wrong=\(counts.wrong) failed=\(counts.failed) "
-        + "p50=\(percentile(0.5)) p99=\(percentile(0.99))\n"
+        + "p50=\(times.percentile(0.5)) p99=\(times.percentile(0.99))\n"
     FileHandle.standardOutput.write(Data(line.utf8))
 }
 #endif

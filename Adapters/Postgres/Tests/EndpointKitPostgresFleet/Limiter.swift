@@ -150,12 +150,10 @@ private func report(
     limiter: RateLimiter,
     times: [Int]
 ) {
-    func at(_ fraction: Double) -> Int {
-        times.isEmpty ? 0 : times[min(times.count - 1, Int(Double(times.count) * fraction))]
-    }
     let line =
         "limiter \(instance) sent=\(counts.sent) limited=\(counts.limited) failed=\(counts.failed) "
-        + "reservations=\(times.count) retaken=\(limiter.retakenSlots) p50=\(at(0.5)) p99=\(at(0.99)) "
+        + "reservations=\(times.count) retaken=\(limiter.retakenSlots) "
+        + "p50=\(times.percentile(0.5)) p99=\(times.percentile(0.99)) "
         + "max=\(times.last ?? 0)\n"
     // Written at once: a print to a pipe waits in a buffer until the process exits.
     FileHandle.standardOutput.write(Data(line.utf8))
