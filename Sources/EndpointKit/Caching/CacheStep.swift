@@ -35,14 +35,14 @@ struct CacheStep: Sendable {
 
     /// The step for `request`, or `nil` when the cache stays out of it: another method than GET or HEAD, a body
     /// the caller streams or writes, an endpoint that opted out, or a request with conditions of its own. On a miss,
-    /// it waits up to `patience` (the time the call has left, if it has a deadline) for another caller's fetch.
+    /// it waits for another caller's fetch at most until `deadline`, when the call has one.
     init?(
         cache: HTTPCache?,
         request: TransportRequest,
         options: RequestOptions,
         body: ResponseBodyHandling,
         redactor: Redactor,
-        waitingUpTo patience: Duration? = nil
+        deadline: ContinuousClock.Instant? = nil
     ) async {
         guard let cache, options.isCached, request.method == .get || request.method == .head,
             case .collect = body
@@ -51,7 +51,7 @@ struct CacheStep: Sendable {
         self.cache = cache
         key = cache.key(for: request, redactor: redactor)
         rules = RequestCacheRules(options.cacheDirectives, headers: request.headers)
-        (selected, variants, claimedFill) = await cache.lookup(key, headers: request.headers, waitingUpTo: patience)
+        (selected, variants, claimedFill) = await cache.lookup(key, headers: request.headers, deadline: deadline)
         assessment = selected.map { CacheRules.Assessment($0, now: cache.now()) }
     }
 

@@ -75,14 +75,15 @@ public final class HTTPCache: Sendable {
     }
 
     /// The stored variants under `key`, and the one whose `Vary` selection matches `headers`; whether this caller
-    /// claimed the fetch of a missed key (``Storage/waitForFill(of:upTo:)``, waiting up to `patience`).
-    func lookup(_ key: Key, headers: HTTPHeaders, waitingUpTo patience: Duration? = nil) async
+    /// claimed the fetch of a missed key (``Storage/waitForFill(of:upTo:)``, waiting at most until `deadline`: the time
+    /// left is read on a miss only).
+    func lookup(_ key: Key, headers: HTTPHeaders, deadline: ContinuousClock.Instant? = nil) async
         -> (selected: Entry?, variants: [Entry], claimed: Bool)
     {
         var variants = await storage.entries(for: key)
         var claimed = false
         if variants.isEmpty {
-            variants = await storage.waitForFill(of: key, upTo: patience)
+            variants = await storage.waitForFill(of: key, upTo: deadline.map { ContinuousClock.now.duration(to: $0) })
             claimed = variants.isEmpty
         }
         return (select(from: variants, headers: headers), variants, claimed)

@@ -66,7 +66,7 @@ extension Pipeline {
                 options: context.options,
                 body: options.body,
                 redactor: redactor,
-                waitingUpTo: deadline.map { ContinuousClock.now.duration(to: $0) }
+                deadline: deadline
             )
             do {
                 var options = options

@@ -271,6 +271,9 @@ struct OutboxConformanceTests {
         try await StorageUnderTest.withOutbox(storage, fixture, policy: policy) { outbox in
             let write = try await outbox.enqueue(fixture.save("too old", group: "g"), "g")
             let changes = outbox.changes()
+            // Past its age before any sender looks at it (a sleep never ends early): a sender that started within
+            // the millisecond sent it.
+            try await Task.sleep(for: .milliseconds(20))
             try await outbox.sending {
                 let ended = await collect([changes], 1) { $0.endsWrite }
                 guard case .expired(let expired, let error)? = ended.first else {
