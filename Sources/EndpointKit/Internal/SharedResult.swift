@@ -2,7 +2,7 @@
 /// produces the result goes on for the others.
 ///
 /// `Task.value` cannot do that: awaiting it ignores the waiter's cancellation until the task ends.
-final class SharedResult<Value: Sendable>: Sendable {
+package final class SharedResult<Value: Sendable>: Sendable {
     private typealias Waiter = CheckedContinuation<Value, any Error>
 
     private struct State {
@@ -13,10 +13,10 @@ final class SharedResult<Value: Sendable>: Sendable {
 
     private let state = Locked(State())
 
-    init() {}
+    package init() {}
 
     /// Hands `result` to every waiter, now and later.
-    func resolve(_ result: Result<Value, any Error>) {
+    package func resolve(_ result: Result<Value, any Error>) {
         let waiters = state.withLock { state -> [Waiter] in
             guard state.result == nil else { return [] }
             state.result = result
@@ -27,7 +27,7 @@ final class SharedResult<Value: Sendable>: Sendable {
     }
 
     /// Runs `work` and hands its outcome to every waiter.
-    func resolve(catching work: @Sendable () async throws -> Value) async {
+    package func resolve(catching work: @Sendable () async throws -> Value) async {
         do {
             resolve(.success(try await work()))
         } catch {
@@ -36,7 +36,7 @@ final class SharedResult<Value: Sendable>: Sendable {
     }
 
     /// The result once it is there; throws `CancellationError` at once when the calling task is cancelled.
-    func value() async throws -> Value {
+    package func value() async throws -> Value {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID

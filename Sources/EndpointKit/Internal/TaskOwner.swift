@@ -3,7 +3,7 @@
 ///
 /// Hold it in the object whose lifetime the work belongs to, and keep that object out of the work's closure (the
 /// closure would keep its own owner alive). See CONTRIBUTING.md, "Owned tasks".
-final class TaskOwner: Sendable {
+package final class TaskOwner: Sendable {
     private struct State {
         var tasks: [UInt64: Task<Void, Never>] = [:]
         var next: UInt64 = 0
@@ -13,14 +13,14 @@ final class TaskOwner: Sendable {
 
     private let state = Locked(State())
 
-    init() {}
+    package init() {}
 
     deinit {
         for task in state.withLock({ $0.tasks.values }) { task.cancel() }
     }
 
     /// Cancels every task it keeps now, and every task it is asked to run from now on.
-    func cancelAll() {
+    package func cancelAll() {
         let tasks = state.withLock { state in
             state.isCancelled = true
             return state.tasks.values
@@ -38,7 +38,7 @@ final class TaskOwner: Sendable {
     var count: Int { state.withLock { $0.tasks.count } }
 
     /// Runs `work` in a task this owner keeps until it ends.
-    func run(_ work: @escaping @Sendable () async -> Void) {
+    package func run(_ work: @escaping @Sendable () async -> Void) {
         state.withLock { state in
             state.next += 1
             let id = state.next

@@ -19,6 +19,21 @@ public struct PostgresRateLimitConfiguration: Sendable {
         case localShare(instances: Int)
     }
 
+    /// How calls take their slots from PostgreSQL.
+    public enum Reservation: Sendable, Hashable {
+        /// Each call reserves its own slot: one trip to PostgreSQL per call, and the fleet's slots go in the exact
+        /// order its calls asked. A call waits for its trip, which under load is several milliseconds.
+        case perCall
+        /// Each instance leases blocks of consecutive slots, up to `maximumSlots` in one trip, and hands them to its
+        /// own calls: most calls take a slot without a trip, and the next block is leased while half of the last
+        /// is left. The slots are those separate reservations would have been given, so the limit is kept exactly
+        /// as with ``perCall``; what changes is who gets them. A lease grows (doubling) while calls wait for one,
+        /// and halves when slots pass unused, so an instance with few calls leases one slot at a time; a slot one
+        /// instance leased and did not use is lost to the fleet (at most half a lease per instance when its calls
+        /// stop), and an instance's calls may wait behind slots another holds.
+        case leased(maximumSlots: Int)
+    }
+
     /// The schema the limits' table lives in, made if missing: a lowercase SQL identifier of at most 48 characters.
     /// Instances that share limits name the same one; it may be the outbox's.
     public var schema: String
@@ -30,21 +45,25 @@ public struct PostgresRateLimitConfiguration: Sendable {
     public var retryInterval: Duration
     /// How long the listening connection waits before it listens again after it was lost.
     public var listenRetryInterval: Duration
+    /// How calls take their slots: leased in blocks of up to 16 by default.
+    public var reservation: Reservation
 
     /// The defaults: schema `endpointkit`, a second for PostgreSQL to answer, failing closed after 5 s, PostgreSQL
-    /// tried again every second.
+    /// tried again every second, slots leased in blocks of up to 16.
     public init(
         schema: String = "endpointkit",
         timeout: Duration = .seconds(1),
         whenUnreachable: Unreachable = .failClosed(waitingUpTo: .seconds(5)),
         retryInterval: Duration = .seconds(1),
-        listenRetryInterval: Duration = .seconds(1)
+        listenRetryInterval: Duration = .seconds(1),
+        reservation: Reservation = .leased(maximumSlots: 16)
     ) {
         self.schema = schema
         self.timeout = timeout
         self.whenUnreachable = whenUnreachable
         self.retryInterval = retryInterval
         self.listenRetryInterval = listenRetryInterval
+        self.reservation = reservation
     }
 
     /// Why the configuration cannot be used, if it cannot.
@@ -52,6 +71,9 @@ public struct PostgresRateLimitConfiguration: Sendable {
         if let problem = schemaNameProblem(schema, of: "rate limit") { return problem }
         if timeout <= .zero || retryInterval <= .zero || listenRetryInterval <= .zero {
             return "the rate limits' timeout or retry intervals are not positive"
+        }
+        if case .leased(let slots) = reservation, !(1...1_000).contains(slots) {
+            return "the rate limits' lease is not between 1 and 1,000 slots"
         }
         switch whenUnreachable {
         case .failClosed(let wait) where wait < .zero: return "the rate limits' fail-closed wait is negative"

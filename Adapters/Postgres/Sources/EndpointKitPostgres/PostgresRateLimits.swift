@@ -30,8 +30,14 @@ public final class PostgresRateLimits: RateLimitStorage {
     /// Where the limits live and what happens while PostgreSQL cannot be reached.
     public let configuration: PostgresRateLimitConfiguration
     let logger: Logger
-    private let start = ContinuousClock.now
+    let start = ContinuousClock.now
     private let reach: Locked<RateLimitReach>
+    /// The slots this instance leased, and its trips (``PostgresRateLimitConfiguration/Reservation/leased(maximumSlots:)``).
+    let leases: Locked<RateLimitLeases>
+    /// The trips on their way, by number, for the calls that wait for them.
+    let trips = Locked([UInt64: SharedResult<LeaseAnswer>]())
+    /// Owns the trips: one goes on when the call that started it leaves, and stops when the storage goes.
+    let tripOwner = TaskOwner()
     /// The pauses this instance knows of, by key: its own and those it heard of.
     private let pauses = Locked([String: ContinuousClock.Instant]())
 
@@ -48,6 +54,8 @@ public final class PostgresRateLimits: RateLimitStorage {
         self.configuration = configuration
         self.logger = logger
         reach = Locked(RateLimitReach(retryInterval: configuration.retryInterval.wholeMicroseconds))
+        let slots = if case .leased(let slots) = configuration.reservation { slots } else { 1 }
+        leases = Locked(RateLimitLeases(maximumSlots: slots))
     }
 
     /// Creates the limits' table and functions, or migrates them; instances starting together do it once. It may
@@ -100,7 +108,12 @@ public final class PostgresRateLimits: RateLimitStorage {
     var channel: String { "\(configuration.schema)_ratelimit" }
 
     /// Microseconds of the process's clock since the storage was made, from 1.
-    private func now() -> RateLimitState.Time { start.duration(to: .now).wholeMicroseconds + 1 }
+    func now() -> RateLimitState.Time { Self.now(since: start) }
+
+    /// Microseconds of the process's clock since `start`, from 1.
+    static func now(since start: ContinuousClock.Instant) -> RateLimitState.Time {
+        start.duration(to: .now).wholeMicroseconds + 1
+    }
 
     /// Notes that `key` is paused for `duration` from now.
     func heard(_ key: String, pausedFor duration: Duration) {
@@ -115,7 +128,7 @@ public final class PostgresRateLimits: RateLimitStorage {
         let started = ContinuousClock.now
         while true {
             do {
-                return try await reserveShared(key, limit, maxWait)
+                return try await reserveInPostgres(key, limit, maxWait)
             } catch  where error.kind == .storageFailed {
                 let waited = started.duration(to: .now)
                 guard waited < patience else { throw Self.closed(key, after: waited, error) }
@@ -137,7 +150,9 @@ public final class PostgresRateLimits: RateLimitStorage {
             switch reach.withLock({ $0.apply(.route(now: now())) }) {
             case .useShared:
                 let grant: RateLimitGrant
-                do { grant = try await reserveShared(key, limit, maxWait) } catch  where error.kind == .storageFailed {
+                do { grant = try await reserveInPostgres(key, limit, maxWait) } catch
+                    where error.kind == .storageFailed
+                {
                     logger.warning(
                         "rate limit \(key): PostgreSQL cannot be reached, keeping a local share: \(error.message)"
                     )
@@ -167,6 +182,16 @@ public final class PostgresRateLimits: RateLimitStorage {
                 default: continue
                 }
             }
+        }
+    }
+
+    /// A slot from PostgreSQL, reserved or leased as the configuration says.
+    private func reserveInPostgres(_ key: String, _ limit: RateLimit, _ maxWait: Duration) async throws(EndpointError)
+        -> RateLimitGrant
+    {
+        switch configuration.reservation {
+        case .perCall: return try await reserveShared(key, limit, maxWait)
+        case .leased: return try await reserveLeased(key, limit, maxWait)
         }
     }
 
@@ -215,8 +240,18 @@ public final class PostgresRateLimits: RateLimitStorage {
         within limit: Duration? = nil,
         _ body: @escaping @Sendable () async throws -> T
     ) async throws(EndpointError) -> T {
+        try await Self.shared(what, within: limit ?? configuration.timeout, body)
+    }
+
+    /// ``shared(_:within:_:)``, for work that must not hold the storage.
+    @discardableResult
+    static func shared<T: Sendable>(
+        _ what: String,
+        within limit: Duration,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws(EndpointError) -> T {
         do {
-            return try await withDeadline(limit ?? configuration.timeout, doing: what, kind: .storageFailed, body)
+            return try await withDeadline(limit, doing: what, kind: .storageFailed, body)
         } catch is CancellationError {
             throw EndpointError(.cancelled, "\(what): the call was cancelled")
         } catch let error as EndpointError where error.kind == .storageFailed {

@@ -375,7 +375,7 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
             try await database.execute("UPDATE \(database.schema).ratelimit_version SET version = 99")
             let error = try await #require(throws: EndpointError.self) { try await limits.prepare() }
             #expect(error.kind == .storageFailed)
-            #expect(error.message.contains("version 99, newer than this EndpointKit's 1; nothing was changed"))
+            #expect(error.message.contains("version 99, newer than this EndpointKit's 2; nothing was changed"))
         }
     }
 }

@@ -1,0 +1,138 @@
+#if Postgres
+import EndpointKit
+
+/// The blocks of slots this instance leased from PostgreSQL, by key, and the trips that lease more; changed only by
+/// ``apply(_:)``, which returns what to do (``PostgresRateLimitConfiguration/Reservation/leased(maximumSlots:)``).
+///
+/// - A call takes the first slot in hand that it can still keep: a slot that passed more than the lateness the
+///   limiter allows is dropped (``Lease/wasted``), one that lies beyond the call's `maxWait` refuses the call and
+///   stays in hand.
+/// - With no slot in hand, one call starts a trip (`lease`) and the others wait for it (`await`); a trip asks for
+///   ``Lease/size`` slots, or as many as calls are waiting, up to ``maximumSlots``.
+/// - While at most half a lease is left in hand, the next trip starts at once (only once a lease is two slots or
+///   more), so that a busy instance's calls rarely wait for one.
+/// - A trip that calls had to wait for doubles the size; slots dropped unused halve it.
+///
+/// Times are microseconds of the process's clock; a block's slots are at most `early` later than the database
+/// granted them (the time its answer took to arrive).
+struct RateLimitLeases: Sendable, Hashable {
+    typealias Time = RateLimitState.Time
+
+    /// A block in hand: how late its slots may be, and how many of them were taken.
+    struct Held: Sendable, Hashable {
+        var block: RateLimitBlock
+        var early: Time
+        var taken = 0
+    }
+
+    /// One key's slots and trips.
+    struct Lease: Sendable, Hashable {
+        /// Blocks in hand, oldest first.
+        var blocks: [Held] = []
+        /// The trip on its way, if one is.
+        var trip: UInt64?
+        /// How many slots the next trip asks for.
+        var size = 1
+        /// How many calls wait for the trip on its way.
+        var waiting = 0
+        /// Slots dropped unused since the last trip ended.
+        var wasted = 0
+
+        /// Slots in hand, not yet taken.
+        var inHand: Int { blocks.reduce(0) { $0 + $1.block.count - $1.taken } }
+    }
+
+    /// The most slots one trip asks for.
+    let maximumSlots: Int
+    /// By key.
+    private(set) var leases: [String: Lease] = [:]
+    /// The number of the latest trip.
+    private(set) var lastTrip: UInt64 = 0
+
+    init(maximumSlots: Int) { self.maximumSlots = max(1, maximumSlots) }
+
+    enum Event: Sendable, Hashable {
+        /// A call asks for a slot of `key`, waits at most `maxWait`, and may send up to `lateness` after its slot.
+        case reserve(key: String, now: Time, maxWait: Time, lateness: Time)
+        /// A trip ended: it leased `block` (on this process's clock, up to `early` late), or nothing (`nil`).
+        case leased(key: String, trip: UInt64, block: RateLimitBlock?, early: Time)
+    }
+
+    enum Effect: Sendable, Hashable {
+        /// The call sends after `wait`, a slot at most `early` later than the database's.
+        case send(wait: Time, early: Time)
+        /// The call's first slot in hand is `wait` away, beyond its `maxWait`.
+        case refuse(wait: Time)
+        /// Lease `count` slots of `key` (trip number `trip`), then report ``Event/leased(key:trip:block:early:)``.
+        case lease(key: String, trip: UInt64, count: Int)
+        /// The call waits for trip `trip`, then asks again.
+        case await(trip: UInt64)
+    }
+
+    /// Applies `event` and returns what its caller is to do, in order.
+    mutating func apply(_ event: Event) -> [Effect] {
+        switch event {
+        case .reserve(let key, let now, let maxWait, let lateness):
+            var lease = leases[key] ?? Lease()
+            defer { leases[key] = lease }
+            return reserve(&lease, key: key, now: now, maxWait: maxWait, lateness: lateness)
+        case .leased(let key, let trip, let block, let early):
+            guard var lease = leases[key], lease.trip == trip else { return [] }
+            if block == nil {
+                // A trip that failed or was refused says nothing of how many slots the calls need.
+            } else if lease.waiting > 0 || lease.inHand == 0 {
+                lease.size = min(maximumSlots, max(2 * lease.size, lease.waiting))
+            } else if lease.wasted > 0 {
+                lease.size = max(1, lease.size / 2)
+            }
+            if let block { lease.blocks.append(Held(block: block, early: early)) }
+            (lease.trip, lease.waiting, lease.wasted) = (nil, 0, 0)
+            leases[key] = lease
+            return []
+        }
+    }
+
+    /// A call's reservation in `lease`.
+    private mutating func reserve(_ lease: inout Lease, key: String, now: Time, maxWait: Time, lateness: Time)
+        -> [Effect]
+    {
+        dropPassed(&lease, now: now, lateness: lateness)
+        guard let first = lease.blocks.first else {
+            if let trip = lease.trip {
+                lease.waiting += 1
+                return [.await(trip: trip)]
+            }
+            lease.waiting += 1
+            let count = min(maximumSlots, max(lease.size, lease.waiting))
+            return [startTrip(&lease, key: key, count: count), .await(trip: lastTrip)]
+        }
+        let slot = first.block.slot(first.taken)
+        guard slot - now <= maxWait else { return [.refuse(wait: slot - now)] }
+        lease.blocks[0].taken += 1
+        if lease.blocks[0].taken == first.block.count { lease.blocks.removeFirst() }
+        var effects: [Effect] = [.send(wait: max(0, slot - now), early: first.early + max(0, now - slot))]
+        if lease.trip == nil, lease.size >= 2, lease.inHand <= lease.size / 2 {
+            effects.append(startTrip(&lease, key: key, count: lease.size))
+        }
+        return effects
+    }
+
+    /// Drops the slots a call can no longer keep: passed by more than `lateness`, its block's lateness counted.
+    private func dropPassed(_ lease: inout Lease, now: Time, lateness: Time) {
+        while let first = lease.blocks.first {
+            let slot = first.block.slot(first.taken)
+            guard slot < now, now - slot + first.early > lateness else { return }
+            lease.wasted += 1
+            lease.blocks[0].taken += 1
+            if lease.blocks[0].taken == first.block.count { lease.blocks.removeFirst() }
+        }
+    }
+
+    /// Numbers a new trip for `lease`.
+    private mutating func startTrip(_ lease: inout Lease, key: String, count: Int) -> Effect {
+        lastTrip += 1
+        lease.trip = lastTrip
+        return .lease(key: key, trip: lastTrip, count: count)
+    }
+}
+#endif
