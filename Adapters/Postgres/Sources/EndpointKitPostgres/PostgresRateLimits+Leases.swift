@@ -22,15 +22,17 @@ extension PostgresRateLimits {
             let effects = leases.withLock {
                 $0.apply(.reserve(key: key, now: now(), maxWait: maxWait.wholeMicroseconds, lateness: lateness))
             }
-            var awaited: UInt64?
+            var (grant, awaited): (RateLimitGrant?, UInt64?)
+            // Every effect is carried out before the call goes on: a trip started beside a grant is the next lease.
             for effect in effects {
                 switch effect {
-                case .send(let wait, let early): return .send(after: .microseconds(wait), early: .microseconds(early))
-                case .refuse(let wait): return .refused(nextSlotIn: .microseconds(wait))
+                case .send(let wait, let early): grant = .send(after: .microseconds(wait), early: .microseconds(early))
+                case .refuse(let wait): grant = .refused(nextSlotIn: .microseconds(wait))
                 case .lease(let key, let trip, let count): startTrip(trip, key: key, count: count, limit, maxWait)
                 case .await(let trip): awaited = trip
                 }
             }
+            if let grant { return grant }
             guard let awaited, let trip = trips.withLock({ $0[awaited] }) else { continue }
             let answer: LeaseAnswer
             do { answer = try await trip.value() } catch let error as EndpointError { throw error } catch {

@@ -71,21 +71,39 @@ extension FleetFixture {
 
 extension TestDatabase {
     /// Rate limits on this database's schema, prepared.
-    func rateLimits(_ unreachable: PostgresRateLimitConfiguration.Unreachable = .failClosed(waitingUpTo: .seconds(5)))
-        async throws -> PostgresRateLimits
-    {
+    func rateLimits(
+        _ unreachable: PostgresRateLimitConfiguration.Unreachable = .failClosed(waitingUpTo: .seconds(5)),
+        reservation: PostgresRateLimitConfiguration.Reservation = .leased(maximumSlots: 16)
+    ) async throws -> PostgresRateLimits {
         let limits = try PostgresRateLimits(
             postgres: client,
             // A trip may take 5 s: the suites beside this one load the machine.
             configuration: PostgresRateLimitConfiguration(
                 schema: schema,
                 timeout: .seconds(5),
-                whenUnreachable: unreachable
+                whenUnreachable: unreachable,
+                reservation: reservation
             )
         )
         try await limits.prepare()
         return limits
     }
+}
+
+/// How a test's rate limits take their slots: each call its own, or leased in blocks.
+enum Reservations: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case perCall, leased
+
+    static let all = allCases
+
+    var value: PostgresRateLimitConfiguration.Reservation {
+        switch self {
+        case .perCall: .perCall
+        case .leased: .leased(maximumSlots: 16)
+        }
+    }
+
+    var testDescription: String { rawValue }
 }
 
 /// A storage that calls `reserved` after each reservation of `inner`.
@@ -211,14 +229,18 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
 
     @Test(
         "Two instances share one limit: the upstream never counts more than it in any window",
-        arguments: Stack.allCases
+        arguments: Stack.allCases,
+        Reservations.all
     )
-    func sharedLimit(stack: Stack) async throws {
+    func sharedLimit(stack: Stack, reservation: Reservations) async throws {
         let fixture = try FleetFixture(stack)
         let limit = RateLimit(10, per: .seconds(1))
         try await fixture.warmUp(16)
         try await TestDatabase.with { database in
-            let instances = [try await database.rateLimits(), try await database.rateLimits()]
+            let instances = [
+                try await database.rateLimits(reservation: reservation.value),
+                try await database.rateLimits(reservation: reservation.value),
+            ]
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (number, storage) in instances.enumerated() {
                     let client = fixture.client(limitedBy: RateLimiter(limit, key: fixture.key, storage: storage))
@@ -244,14 +266,18 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
 
     @Test(
         "A pause one instance records holds back a call already waiting for its slot at another (it listens)",
-        arguments: Stack.allCases
+        arguments: Stack.allCases,
+        Reservations.all
     )
-    func pauseReachesWaitingCalls(stack: Stack) async throws {
+    func pauseReachesWaitingCalls(stack: Stack, reservation: Reservations) async throws {
         let fixture = try FleetFixture(stack)
         // One call every 5.05 s: the second call's slot is 5 s away when a pause of 8 s begins.
         let limit = RateLimit(1, per: .seconds(5))
         try await TestDatabase.with { database in
-            let (first, second) = (try await database.rateLimits(), try await database.rateLimits())
+            let (first, second) = (
+                try await database.rateLimits(reservation: reservation.value),
+                try await database.rateLimits(reservation: reservation.value)
+            )
             let listening = Task { try await second.run() }
             defer { listening.cancel() }
             let reserved = AsyncStream<Void>.makeStream()
@@ -312,9 +338,10 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
 
     @Test(
         "A local share with PostgreSQL out of reach: refused until maxWait and a window have passed, then the share, never more",
-        arguments: Stack.allCases
+        arguments: Stack.allCases,
+        Reservations.all
     )
-    func localShare(stack: Stack) async throws {
+    func localShare(stack: Stack, reservation: Reservations) async throws {
         let fixture = try FleetFixture(stack)
         try await withUnreachableDatabase { postgres in
             let limits = try PostgresRateLimits(
@@ -322,7 +349,8 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
                 configuration: PostgresRateLimitConfiguration(
                     timeout: .milliseconds(200),
                     whenUnreachable: .localShare(instances: 2),
-                    retryInterval: .seconds(60)
+                    retryInterval: .seconds(60),
+                    reservation: reservation.value
                 )
             )
             // 8 per second among 2 instances: this one keeps 4. Slots PostgreSQL granted may lie up to maxWait ahead.
@@ -366,6 +394,7 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
                 PostgresRateLimitConfiguration(schema: "Bad-Name"),
                 PostgresRateLimitConfiguration(whenUnreachable: .localShare(instances: 0)),
                 PostgresRateLimitConfiguration(timeout: .zero),
+                PostgresRateLimitConfiguration(reservation: .leased(maximumSlots: 0)),
             ] {
                 let error = try #require(throws: EndpointError.self) {
                     try PostgresRateLimits(postgres: database.client, configuration: configuration)
