@@ -2,7 +2,7 @@
 """The fleet rate limit's proof: N processes share one limit in PostgreSQL and the upstream never counts more.
 
     scripts/ratelimit-fleet.py proof [--seconds S] [--limit L] [--concurrency C] [--margin-ms M] [--phases 1234]
-                                     [--minimum-use U]
+                                     [--minimum-use U] [--reservations leased:16,per-call]
 
 Needs the servers of scripts/test-servers.sh (its variables in the environment: the fault server is the upstream,
 PostgreSQL the limits) and ENDPOINTKIT_BIN, a build folder holding EndpointKitPostgresFleet (every trait on).
@@ -15,14 +15,16 @@ arrival) and answers 429 beyond it. Every instance's RateLimiter keeps the same 
 PostgreSQL. The phases: 4 instances; 8 instances; 4 instances failing closed while PostgreSQL is restarted
 (`pg_ctl restart -m immediate`) a third of the way and killed (SIGKILL, down 3 s) two thirds of the way; the same
 with a local share of L / 4 each, the limiter waiting at most 1 s for a slot (a share begins maxWait and a window
-after PostgreSQL was lost).
+after PostgreSQL was lost). Every phase runs once for each way of taking slots (--reservations: leased in blocks of
+up to 16, the default, and one trip per call), interleaved phase by phase.
 
 Passes when, in every phase, the upstream never counted more than L in any window of one second and never had to
 refuse a call for going over, and, in the phases without faults, the fleet used at least 90 % of the limit (a speed
 goal: --minimum-use 0 reports it without failing, as scripts/test.sh does with its debug build). Prints
 per phase: the upstream's count, its most in one window, the use of the limit (arrivals over their span), the
 spread between instances (fewest and most sent), and the limiter's own cost per call (the time of a reservation:
-median and 99th percentile, the worst instance's). Full size: 60 s per phase, L = 100, C = 16; CI runs it small.
+median and 99th percentile, the worst instance's, and the 99th percentile of the reservations after each instance's
+first second, whose calls all wait for a first trip). Full size: 60 s per phase, L = 100, C = 16; CI runs it small.
 """
 
 import argparse
@@ -35,12 +37,12 @@ import uuid
 from fleet_common import ENV, fleet_binary, get_json, kill_postgres, restart_postgres
 
 
-def run_phase(binary, name, instances, arguments, policy, faults, max_wait_ms):
+def run_phase(binary, name, instances, arguments, policy, faults, max_wait_ms, reservation):
     """Runs one phase; returns (its figures as text, its failures)."""
     key, schema = f"limits-{uuid.uuid4().hex[:12]}", "fleet_limits"
     command = lambda number: [binary, "limiter", schema, ENV["ENDPOINTKIT_FAULT_URL"], key, f"i{number}",
                               str(arguments.limit), "1000", str(arguments.concurrency), str(arguments.seconds), policy,
-                              str(arguments.margin_ms), str(max_wait_ms)]
+                              str(arguments.margin_ms), str(max_wait_ms), reservation]
     processes = [subprocess.Popen(command(number), stdout=subprocess.PIPE, text=True) for number in range(instances)]
     chaos = threading.Thread(target=inflict, args=(faults, arguments.seconds))
     chaos.start()
@@ -56,12 +58,14 @@ def run_phase(binary, name, instances, arguments, policy, faults, max_wait_ms):
     sent = sorted(window["by"].values()) or [0]
     p50 = max((int(report["p50"]) for report in reports), default=0)
     p99 = max((int(report["p99"]) for report in reports), default=0)
+    warm99 = max((int(report["warm99"]) for report in reports), default=0)
     errors = sum(int(report["failed"]) + int(report["limited"]) for report in reports)
     retaken = sum(int(report["retaken"]) for report in reports)
     figures = (f"{name}: upstream counted {window['count']}, at most {window['max']} in one second (limit "
                f"{arguments.limit}; first at {window['max_at']:.1f} s), {window['over']} refused for going over; use {use:.1%} of the limit; per "
                f"instance {sent[0]}-{sent[-1]} sent (spread {sent[-1] / max(1, sent[0]):.2f}); calls that failed "
-               f"{errors}; slots retaken for lateness {retaken}; reservation p50 {p50} µs, p99 {p99} µs (worst instance)")
+               f"{errors}; slots retaken for lateness {retaken}; reservation p50 {p50} µs, p99 {p99} µs, "
+               f"p99 after each instance's first second {warm99} µs (worst instance)")
     if window["max"] > arguments.limit or window["over"]:
         failures.append(f"{name}: the upstream counted {window['max']} in one second, {window['over']} over")
     if not faults and use < arguments.minimum_use:
@@ -108,9 +112,11 @@ def proof(arguments):
     for number, (name, instances, policy, faults, max_wait_ms) in enumerate(phases, start=1):
         if str(number) not in arguments.phases:
             continue
-        figures, failed = run_phase(binary, name, instances, arguments, policy, faults, max_wait_ms)
-        print(f"rate limit fleet proof: {figures}", flush=True)
-        failures += failed
+        for reservation in arguments.reservations.split(","):
+            figures, failed = run_phase(binary, f"{name} [{reservation}]", instances, arguments, policy, faults,
+                                        max_wait_ms, reservation)
+            print(f"rate limit fleet proof: {figures}", flush=True)
+            failures += failed
     for failure in failures:
         print(f"rate limit fleet proof: FAILED: {failure}")
     sys.exit(1 if failures else 0)
@@ -125,6 +131,8 @@ def main():
     run.add_argument("--concurrency", type=int, default=16)
     run.add_argument("--margin-ms", type=int, default=50, help="the RateLimit's margin")
     run.add_argument("--phases", default="1234", help="which phases to run, by number")
+    run.add_argument("--reservations", default="leased:16,per-call",
+                     help="how the limiters take their slots, each phase run once per item: leased:N or per-call")
     run.add_argument("--minimum-use", type=float, default=0.90,
                      help="the least use of the limit that passes (a speed goal: CI's debug build on a loaded "
                           "machine gives 0, and reports the figure)")

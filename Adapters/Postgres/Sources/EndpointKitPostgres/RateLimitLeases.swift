@@ -9,8 +9,8 @@ import EndpointKit
 ///   stays in hand.
 /// - With no slot in hand, one call starts a trip (`lease`) and the others wait for it (`await`); a trip asks for
 ///   ``Lease/size`` slots, or as many as calls are waiting, up to ``maximumSlots``.
-/// - While at most half a lease is left in hand, the next trip starts at once (only once a lease is two slots or
-///   more), so that a busy instance's calls rarely wait for one.
+/// - Once less than a lease is left in hand, the next trip starts at once (only once a lease is two slots or more):
+///   a busy instance keeps up to two leases ahead, so that its calls rarely wait for a trip, even a slow one.
 /// - A trip that calls had to wait for doubles the size; slots dropped unused halve it.
 ///
 /// Times are microseconds of the process's clock; a block's slots are at most `early` later than the database
@@ -111,7 +111,7 @@ struct RateLimitLeases: Sendable, Hashable {
         lease.blocks[0].taken += 1
         if lease.blocks[0].taken == first.block.count { lease.blocks.removeFirst() }
         var effects: [Effect] = [.send(wait: max(0, slot - now), early: first.early + max(0, now - slot))]
-        if lease.trip == nil, lease.size >= 2, lease.inHand <= lease.size / 2 {
+        if lease.trip == nil, lease.size >= 2, lease.inHand < lease.size {
             effects.append(startTrip(&lease, key: key, count: lease.size))
         }
         return effects

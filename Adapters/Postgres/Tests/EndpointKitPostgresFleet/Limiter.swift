@@ -9,15 +9,21 @@ import PostgresNIO
 /// for the slot that the limit itself asks.
 final class TimedStorage: RateLimitStorage {
     let inner: any RateLimitStorage
-    private let times = Locked([Int]())
+    /// Each reservation's time in microseconds, and whether it began a second or more after the first.
+    private let times = Locked([(micros: Int, warm: Bool)]())
+    private let first = Locked<ContinuousClock.Instant?>(nil)
 
     init(_ inner: any RateLimitStorage) { self.inner = inner }
 
     func reserve(_ key: String, limit: RateLimit, maxWait: Duration) async throws(EndpointError) -> RateLimitGrant {
         let started = ContinuousClock.now
+        let warm = first.withLock { first in
+            if first == nil { first = started }
+            return first!.duration(to: started) >= .seconds(1)
+        }
         defer {
             let micros = Int(started.duration(to: .now).wholeMicroseconds)
-            times.withLock { $0.append(micros) }
+            times.withLock { $0.append((micros, warm)) }
         }
         return try await inner.reserve(key, limit: limit, maxWait: maxWait)
     }
@@ -29,7 +35,11 @@ final class TimedStorage: RateLimitStorage {
     func pauseRemaining(_ key: String) -> Duration? { inner.pauseRemaining(key) }
 
     /// Every reservation's time so far, in microseconds, sorted.
-    var microseconds: [Int] { times.withLock { $0 }.sorted() }
+    var microseconds: [Int] { times.withLock { $0 }.map(\.micros).sorted() }
+
+    /// The times of the reservations that began a second or more after the first, sorted: the instance's calls once
+    /// it has started (its first calls all wait for a trip, whatever the reservation).
+    var warmMicroseconds: [Int] { times.withLock { $0 }.filter(\.warm).map(\.micros).sorted() }
 }
 
 /// Opens the connections `concurrency` calls at once use, to the upstream (through `client`, which shares the
@@ -56,9 +66,17 @@ func unreachablePolicy(_ name: String) throws -> PostgresRateLimitConfiguration.
     throw FleetError("not a policy: \(name) (closed or share:N)")
 }
 
+/// How `limiter` takes its slots, from its name: `per-call` or `leased:N`.
+func reservation(_ name: String) throws -> PostgresRateLimitConfiguration.Reservation {
+    if name == "per-call" { return .perCall }
+    if name.hasPrefix("leased:"), let slots = Int(name.dropFirst(7)), slots > 0 { return .leased(maximumSlots: slots) }
+    throw FleetError("not a reservation: \(name) (per-call or leased:N)")
+}
+
 /// Drives `concurrency` calls at once at the fault server's `/limited/KEY` for `seconds`, through a RateLimiter of
 /// `limit` per `period` on PostgreSQL, then prints what it sent and the limiter's own cost per call:
-/// `limiter INSTANCE sent=N limited=L failed=F reservations=R retaken=T p50=US p99=US max=US`.
+/// `limiter INSTANCE sent=N limited=L failed=F reservations=R retaken=T p50=US p99=US max=US warm99=US` (`warm99`:
+/// the reservations that began a second or more after the first).
 func limiter(
     schema: String,
     server: String,
@@ -70,13 +88,18 @@ func limiter(
     seconds: Int,
     policy: PostgresRateLimitConfiguration.Unreachable,
     margin: Duration,
-    maxWait: Duration
+    maxWait: Duration,
+    reservation: PostgresRateLimitConfiguration.Reservation
 ) async throws {
     let postgres = PostgresClient(configuration: try postgresConfiguration(application: "fleet-limiter"))
     let transport = AsyncHTTPClientTransport()
     let limits = try PostgresRateLimits(
         postgres: postgres,
-        configuration: PostgresRateLimitConfiguration(schema: schema, whenUnreachable: policy),
+        configuration: PostgresRateLimitConfiguration(
+            schema: schema,
+            whenUnreachable: policy,
+            reservation: reservation
+        ),
         logger: logger
     )
     let timed = TimedStorage(limits)
@@ -108,7 +131,13 @@ func limiter(
                 callers.addTask { await call(until: end, client: client, endpoint: endpoint, counts: counts) }
             }
         }
-        report(instance: instance, counts: counts.withLock { $0 }, limiter: rateLimiter, times: timed.microseconds)
+        report(
+            instance: instance,
+            counts: counts.withLock { $0 },
+            limiter: rateLimiter,
+            times: timed.microseconds,
+            warm: timed.warmMicroseconds
+        )
         listening.cancel()
         await listening.value
         tasks.cancelAll()
@@ -148,13 +177,14 @@ private func report(
     instance: String,
     counts: (sent: Int, limited: Int, failed: Int),
     limiter: RateLimiter,
-    times: [Int]
+    times: [Int],
+    warm: [Int]
 ) {
     let line =
         "limiter \(instance) sent=\(counts.sent) limited=\(counts.limited) failed=\(counts.failed) "
         + "reservations=\(times.count) retaken=\(limiter.retakenSlots) "
         + "p50=\(times.percentile(0.5)) p99=\(times.percentile(0.99)) "
-        + "max=\(times.last ?? 0)\n"
+        + "max=\(times.last ?? 0) warm99=\(warm.percentile(0.99))\n"
     // Written at once: a print to a pipe waits in a buffer until the process exits.
     FileHandle.standardOutput.write(Data(line.utf8))
 }

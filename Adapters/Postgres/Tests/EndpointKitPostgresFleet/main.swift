@@ -22,10 +22,12 @@ import UnixSignals
 //   EndpointKitPostgresFleet directory SERVER KEY WRITES GROUPS
 //       the same writes queued in a directory outbox, then timed while it drains; prints `directory WRITES MS`
 //   EndpointKitPostgresFleet limiter SCHEMA SERVER KEY INSTANCE LIMIT PERIOD_MS CONCURRENCY SECONDS POLICY [MARGIN_MS]
-//       [MAX_WAIT_MS]
+//       [MAX_WAIT_MS] [RESERVATION]
 //       CONCURRENCY calls at once at SERVER's limited/KEY for SECONDS, through a RateLimiter of LIMIT per PERIOD_MS
 //       kept in PostgreSQL (SCHEMA, key KEY), failing closed (POLICY `closed`) or on a local share (`share:N`)
-//       while PostgreSQL is out of reach; prints what it sent and the reservations' times (scripts/ratelimit-fleet.py)
+//       while PostgreSQL is out of reach, slots reserved per call (RESERVATION `per-call`) or leased in blocks
+//       (`leased:N`, the default leased:16); prints what it sent and the reservations' times
+//       (scripts/ratelimit-fleet.py)
 //   EndpointKitPostgresFleet cache SCHEMA SERVER KEY INSTANCE RESOURCES TOKENS PASSES CONCURRENCY SEED
 //       fetches RESOURCES cacheable resources of SERVER with each of TOKENS tokens, PASSES times in seeded orders,
 //       CONCURRENCY at once, through an HTTP cache in PostgreSQL (SCHEMA); prints each pass's sources
@@ -307,7 +309,8 @@ do {
             seconds: Int(arguments[8]) ?? 1,
             policy: try unreachablePolicy(arguments[9]),
             margin: .milliseconds(arguments.count > 10 ? Int(arguments[10]) ?? 50 : 50),
-            maxWait: .milliseconds(arguments.count > 11 ? Int(arguments[11]) ?? 60_000 : 60_000)
+            maxWait: .milliseconds(arguments.count > 11 ? Int(arguments[11]) ?? 60_000 : 60_000),
+            reservation: try reservation(arguments.count > 12 ? arguments[12] : "leased:16")
         )
     case "cache" where arguments.count >= 10:
         try await cacheFleet(
