@@ -26,10 +26,11 @@ public struct PostgresRateLimitConfiguration: Sendable {
         case perCall
         /// Each instance leases blocks of consecutive slots, up to `maximumSlots` in one trip, and hands them to its
         /// own calls: most calls take a slot without a trip, and the next block is leased as soon as less than a
-        /// block is left. The slots are those separate reservations would have been given, so the limit is kept exactly
-        /// as with ``perCall``; what changes is who gets them. A lease grows (doubling) while calls wait for one,
-        /// and halves when slots pass unused, so an instance with few calls leases one slot at a time; a slot one
-        /// instance leased and did not use is lost to the fleet (up to two leases per instance when its calls stop), and an instance's calls may wait behind slots another holds.
+        /// block is left. The slots are those separate reservations would have been given, so the limit is kept
+        /// exactly as with ``perCall``; what changes is who gets them. A lease grows (doubling) while calls wait for
+        /// one, and halves when slots pass unused, so an instance with few calls leases one slot at a time. A slot
+        /// one instance leased and did not use is lost to the fleet (up to two leases per instance when its calls
+        /// stop), and an instance's calls may wait behind slots another holds.
         case leased(maximumSlots: Int)
     }
 

@@ -14,10 +14,12 @@ import PostgresNIO
 ///         return (EndpointClient(environment: env, middleware: [Retry(), limiter]), limits)
 ///     }
 ///
-/// Each key is one row keeping GCRA's state (see ``EndpointKit/RateLimit``); a reservation is one statement that
-/// locks the row, reads the database's clock and moves the state on, so every instance's slots come from one
-/// clock and one order. ``run()`` listens for the pauses other instances record, so that calls already waiting
-/// for their slot here hold back too; without it, a pause still holds for every reservation made after it.
+/// Each key is one row keeping GCRA's state (see ``EndpointKit/RateLimit``); a statement locks the row, reads the
+/// database's clock and moves the state on, so every instance's slots come from one clock and one order. By default
+/// an instance leases its slots in blocks and hands them to its calls itself, so that most calls take no trip
+/// (``PostgresRateLimitConfiguration/reservation``). ``run()`` listens for the pauses other instances record, so
+/// that calls already waiting for their slot here hold back too; without it, a pause still holds for every slot
+/// taken from PostgreSQL after it, but slots this instance leased before it are still handed out.
 ///
 /// What happens while PostgreSQL cannot be reached is ``PostgresRateLimitConfiguration/whenUnreachable``: by
 /// default calls wait up to 5 s for it, then fail with ``EndpointKit/EndpointError/Kind/rateLimited``.
@@ -32,7 +34,7 @@ public final class PostgresRateLimits: RateLimitStorage {
     let logger: Logger
     let start = ContinuousClock.now
     private let reach: Locked<RateLimitReach>
-    /// The slots this instance leased, and its trips (``PostgresRateLimitConfiguration/Reservation/leased(maximumSlots:)``).
+    /// The slots this instance leased, and its trips (see ``PostgresRateLimitConfiguration/reservation``).
     let leases: Locked<RateLimitLeases>
     /// The trips on their way, by number, for the calls that wait for them.
     let trips = Locked([UInt64: SharedResult<LeaseAnswer>]())

@@ -4,9 +4,9 @@ import EndpointKit
 /// The blocks of slots this instance leased from PostgreSQL, by key, and the trips that lease more; changed only by
 /// ``apply(_:)``, which returns what to do (``PostgresRateLimitConfiguration/Reservation/leased(maximumSlots:)``).
 ///
-/// - A call takes the first slot in hand that it can still keep: a slot that passed more than the lateness the
-///   limiter allows is dropped (``Lease/wasted``), one that lies beyond the call's `maxWait` refuses the call and
-///   stays in hand.
+/// - A call takes the first slot in hand that it can still keep: a slot later than the lateness the limiter allows
+///   (passed, or in a block whose answer took longer) is dropped (``Lease/wasted``), one that lies beyond the call's
+///   `maxWait` refuses the call and stays in hand.
 /// - With no slot in hand, one call starts a trip (`lease`) and the others wait for it (`await`); a trip asks for
 ///   ``Lease/size`` slots, or as many as calls are waiting, up to ``maximumSlots``.
 /// - Once less than a lease is left in hand, the next trip starts at once (only once a lease is two slots or more):
@@ -117,11 +117,12 @@ struct RateLimitLeases: Sendable, Hashable {
         return effects
     }
 
-    /// Drops the slots a call can no longer keep: passed by more than `lateness`, its block's lateness counted.
+    /// Drops the slots a call can no longer keep: those later than `lateness` counting their block's lateness, which
+    /// ``EndpointKit/RateLimiter`` would give up (a block whose answer alone took longer is dropped whole).
     private func dropPassed(_ lease: inout Lease, now: Time, lateness: Time) {
         while let first = lease.blocks.first {
             let slot = first.block.slot(first.taken)
-            guard slot < now, now - slot + first.early > lateness else { return }
+            guard max(0, now - slot) + first.early > lateness else { return }
             lease.wasted += 1
             lease.blocks[0].taken += 1
             if lease.blocks[0].taken == first.block.count { lease.blocks.removeFirst() }

@@ -110,14 +110,7 @@ func limiter(
         maxWait: maxWait
     )
     let client = try endpointClient(server, transport, middleware: [rateLimiter])
-    let endpoint = Endpoint<EndpointKinds.Public, Data>(
-        path: "limited/\(key)",
-        queryItems: [
-            URLQueryItem(name: "limit", value: String(limit)),
-            URLQueryItem(name: "period", value: String(period.wholeMicroseconds / 1000)),
-        ],
-        headers: ["x-instance": instance]
-    )
+    let endpoint = limitedEndpoint(key: key, limit: limit, period: period, instance: instance)
     let counts = Locked((sent: 0, limited: 0, failed: 0))
     try await withThrowingTaskGroup(of: Void.self) { tasks in
         tasks.addTask { await postgres.run() }
@@ -143,6 +136,20 @@ func limiter(
         tasks.cancelAll()
     }
     try await transport.shutdown()
+}
+
+/// The fault server's upstream that keeps `limit` per `period` under `key`, called as `instance`.
+private func limitedEndpoint(key: String, limit: Int, period: Duration, instance: String) -> Endpoint<
+    EndpointKinds.Public, Data
+> {
+    Endpoint(
+        path: "limited/\(key)",
+        queryItems: [
+            URLQueryItem(name: "limit", value: String(limit)),
+            URLQueryItem(name: "period", value: String(period.wholeMicroseconds / 1000)),
+        ],
+        headers: ["x-instance": instance]
+    )
 }
 
 /// Calls `endpoint` until `end`, counting how each call ended.

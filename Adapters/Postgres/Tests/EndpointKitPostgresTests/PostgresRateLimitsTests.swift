@@ -106,6 +106,18 @@ enum Reservations: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { rawValue }
 }
 
+extension RateLimit {
+    /// A limit of 1 to 20 per 1 ms to 3 s, with a burst of 1 to its count.
+    static func random(using random: inout SeededGenerator) -> RateLimit {
+        let count = Int.random(in: 1...20, using: &random)
+        return RateLimit(
+            count,
+            per: .milliseconds(Int.random(in: 1...3_000, using: &random)),
+            burst: Int.random(in: 1...count, using: &random)
+        )
+    }
+}
+
 /// A storage that calls `reserved` after each reservation of `inner`.
 struct SignallingStorage: RateLimitStorage {
     let inner: any RateLimitStorage
@@ -180,12 +192,7 @@ func withUnreachableDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) asy
             for seed: UInt64 in [7, 20_261_129, 0xC0FFEE] {
                 print("PostgresRateLimitsTests.sameAsTheTransition seed \(seed)")
                 var random = SeededGenerator(seed: seed)
-                let count = Int.random(in: 1...20, using: &random)
-                let limit = RateLimit(
-                    count,
-                    per: .milliseconds(Int.random(in: 1...3_000, using: &random)),
-                    burst: Int.random(in: 1...count, using: &random)
-                )
+                let limit = RateLimit.random(using: &random)
                 var model = RateLimitState()
                 var now: Int64 = 1_000_000
                 let key = "k\(seed)"
