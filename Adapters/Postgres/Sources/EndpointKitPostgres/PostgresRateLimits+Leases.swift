@@ -11,6 +11,36 @@ enum LeaseAnswer: Sendable {
     case refused(firstIn: RateLimitState.Time)
 }
 
+/// The leases and the results of the trips on their way, by number, under one lock: a trip is listed in the same
+/// step that starts it, and unlisted in the same step that reports it.
+struct LeaseBook: Sendable {
+    /// A trip to start: its number, the key and how many slots, and where its answer goes.
+    typealias Trip = (trip: UInt64, key: String, count: Int, result: SharedResult<LeaseAnswer>)
+
+    var leases: RateLimitLeases
+    var trips: [UInt64: SharedResult<LeaseAnswer>] = [:]
+
+    /// Applies `event`: the call's grant or refusal if it has one, each trip to start (listed), and the trip the
+    /// call is to wait for otherwise.
+    mutating func reserve(_ event: RateLimitLeases.Event) -> (
+        grant: RateLimitGrant?, start: [Trip], awaited: SharedResult<LeaseAnswer>?
+    ) {
+        var (grant, start, awaited): (RateLimitGrant?, [Trip], SharedResult<LeaseAnswer>?) = (nil, [], nil)
+        for effect in leases.apply(event) {
+            switch effect {
+            case .send(let wait, let early): grant = .send(after: .microseconds(wait), early: .microseconds(early))
+            case .refuse(let wait): grant = .refused(nextSlotIn: .microseconds(wait))
+            case .lease(let key, let trip, let count):
+                let result = SharedResult<LeaseAnswer>()
+                trips[trip] = result
+                start.append((trip, key, count, result))
+            case .await(let trip): awaited = trips[trip]
+            }
+        }
+        return (grant, start, awaited)
+    }
+}
+
 extension PostgresRateLimits {
     /// A slot from the blocks this instance leased (``RateLimitLeases``): taken here when one is in hand, or after a
     /// trip (its own or another call's) that leases more.
@@ -19,21 +49,21 @@ extension PostgresRateLimits {
     {
         let lateness = (limit.margin / 2).wholeMicroseconds
         while true {
-            let effects = leases.withLock {
-                $0.apply(.reserve(key: key, now: now(), maxWait: maxWait.wholeMicroseconds, lateness: lateness))
+            let (grant, start, awaited) = leases.withLock {
+                $0.reserve(
+                    .reserve(
+                        key: key,
+                        now: now(),
+                        maxWait: maxWait.wholeMicroseconds,
+                        lateness: lateness,
+                        most: limit.count
+                    )
+                )
             }
-            var (grant, awaited): (RateLimitGrant?, UInt64?)
-            // Every effect is carried out before the call goes on: a trip started beside a grant is the next lease.
-            for effect in effects {
-                switch effect {
-                case .send(let wait, let early): grant = .send(after: .microseconds(wait), early: .microseconds(early))
-                case .refuse(let wait): grant = .refused(nextSlotIn: .microseconds(wait))
-                case .lease(let key, let trip, let count): startTrip(trip, key: key, count: count, limit, maxWait)
-                case .await(let trip): awaited = trip
-                }
-            }
+            // Every trip is started before the call goes on: one started beside a grant is the next lease.
+            for trip in start { startTrip(trip, limit, maxWait) }
             if let grant { return grant }
-            guard let awaited, let trip = trips.withLock({ $0[awaited] }) else { continue }
+            guard let trip = awaited else { continue }
             let answer: LeaseAnswer
             do { answer = try await trip.value() } catch let error as EndpointError { throw error } catch {
                 throw EndpointError(.cancelled, "the call was cancelled while leasing slots of the rate limit \(key)")
@@ -44,17 +74,16 @@ extension PostgresRateLimits {
         }
     }
 
-    /// Starts trip `trip`, which leases up to `count` slots of `key` and reports them to ``leases``, in a task the
-    /// storage owns; the calls that wait for it find it in ``trips`` until it has reported.
-    private func startTrip(_ trip: UInt64, key: String, count: Int, _ limit: RateLimit, _ maxWait: Duration) {
-        let result = SharedResult<LeaseAnswer>()
-        trips.withLock { $0[trip] = result }
+    /// Starts `trip`, which leases up to its count of slots of its key, reports them to ``leases`` and hands its
+    /// answer to its result, in a task the storage owns.
+    private func startTrip(_ trip: LeaseBook.Trip, _ limit: RateLimit, _ maxWait: Duration) {
+        let (number, key, count, result) = trip
         let query: PostgresQuery = """
             SELECT base, floor, taken, ran FROM \(unescaped: configuration.schema).ratelimit_lease(\(key), \
             \(limit.intervalMicroseconds), \(limit.toleranceMicroseconds), \(maxWait.wholeMicroseconds), \(count))
             """
         let (postgres, logger, timeout, start) = (postgres, logger, configuration.timeout, start)
-        let (leases, trips, interval) = (leases, trips, limit.intervalMicroseconds)
+        let (leases, interval) = (leases, limit.intervalMicroseconds)
         tripOwner.run {
             var block: RateLimitBlock?
             var early: RateLimitState.Time = 0
@@ -78,8 +107,10 @@ extension PostgresRateLimits {
                 logger.debug("rate limit \(key): a lease of \(count) slot(s) failed: \(error)")
                 answer = .failure(error)
             }
-            _ = leases.withLock { $0.apply(.leased(key: key, trip: trip, block: block, early: early)) }
-            trips.withLock { $0[trip] = nil }
+            leases.withLock { book in
+                _ = book.leases.apply(.leased(key: key, trip: number, block: block, early: early))
+                book.trips[number] = nil
+            }
             result.resolve(answer)
         }
     }

@@ -35,9 +35,7 @@ public final class PostgresRateLimits: RateLimitStorage {
     let start = ContinuousClock.now
     private let reach: Locked<RateLimitReach>
     /// The slots this instance leased, and its trips (see ``PostgresRateLimitConfiguration/reservation``).
-    let leases: Locked<RateLimitLeases>
-    /// The trips on their way, by number, for the calls that wait for them.
-    let trips = Locked([UInt64: SharedResult<LeaseAnswer>]())
+    let leases: Locked<LeaseBook>
     /// Owns the trips: one goes on when the call that started it leaves, and stops when the storage goes.
     let tripOwner = TaskOwner()
     /// The pauses this instance knows of, by key: its own and those it heard of.
@@ -57,7 +55,7 @@ public final class PostgresRateLimits: RateLimitStorage {
         self.logger = logger
         reach = Locked(RateLimitReach(retryInterval: configuration.retryInterval.wholeMicroseconds))
         let slots = if case .leased(let slots) = configuration.reservation { slots } else { 1 }
-        leases = Locked(RateLimitLeases(maximumSlots: slots))
+        leases = Locked(LeaseBook(leases: RateLimitLeases(maximumSlots: slots)))
     }
 
     /// Creates the limits' table and functions, or migrates them; instances starting together do it once. It may

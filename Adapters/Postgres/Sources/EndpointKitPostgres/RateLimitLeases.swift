@@ -8,10 +8,12 @@ import EndpointKit
 ///   (passed, or in a block whose answer took longer) is dropped (``Lease/wasted``), one that lies beyond the call's
 ///   `maxWait` refuses the call and stays in hand.
 /// - With no slot in hand, one call starts a trip (`lease`) and the others wait for it (`await`); a trip asks for
-///   ``Lease/size`` slots, or as many as calls are waiting, up to ``maximumSlots``.
+///   ``Lease/size`` slots, or as many as calls are waiting, up to ``maximumSlots`` and never more than the limit's
+///   count (a window's slots: a slow limit is leased a slot at a time, as one trip per call would take it).
 /// - Once less than a lease is left in hand, the next trip starts at once (only once a lease is two slots or more):
 ///   a busy instance keeps up to two leases ahead, so that its calls rarely wait for a trip, even a slow one.
-/// - A trip that calls had to wait for doubles the size; slots dropped unused halve it.
+/// - A lease that arrives with calls waiting for it doubles the size (or raises it to the calls that waited);
+///   otherwise slots dropped unused since the last lease halve it. A trip that failed or was refused leaves it.
 ///
 /// Times are microseconds of the process's clock; a block's slots are at most `early` later than the database
 /// granted them (the time its answer took to arrive).
@@ -52,8 +54,9 @@ struct RateLimitLeases: Sendable, Hashable {
     init(maximumSlots: Int) { self.maximumSlots = max(1, maximumSlots) }
 
     enum Event: Sendable, Hashable {
-        /// A call asks for a slot of `key`, waits at most `maxWait`, and may send up to `lateness` after its slot.
-        case reserve(key: String, now: Time, maxWait: Time, lateness: Time)
+        /// A call asks for a slot of `key`, waits at most `maxWait`, and may send up to `lateness` after its slot; a
+        /// trip for the key asks for at most `most` slots (the limit's count: a lease never holds more than a window).
+        case reserve(key: String, now: Time, maxWait: Time, lateness: Time, most: Int)
         /// A trip ended: it leased `block` (on this process's clock, up to `early` late), or nothing (`nil`).
         case leased(key: String, trip: UInt64, block: RateLimitBlock?, early: Time)
     }
@@ -72,20 +75,21 @@ struct RateLimitLeases: Sendable, Hashable {
     /// Applies `event` and returns what its caller is to do, in order.
     mutating func apply(_ event: Event) -> [Effect] {
         switch event {
-        case .reserve(let key, let now, let maxWait, let lateness):
+        case .reserve(let key, let now, let maxWait, let lateness, let most):
             var lease = leases[key] ?? Lease()
             defer { leases[key] = lease }
-            return reserve(&lease, key: key, now: now, maxWait: maxWait, lateness: lateness)
+            return reserve(&lease, key: key, now: now, maxWait: maxWait, lateness: lateness, most: most)
         case .leased(let key, let trip, let block, let early):
             guard var lease = leases[key], lease.trip == trip else { return [] }
-            if block == nil {
-                // A trip that failed or was refused says nothing of how many slots the calls need.
-            } else if lease.waiting > 0 || lease.inHand == 0 {
-                lease.size = min(maximumSlots, max(2 * lease.size, lease.waiting))
-            } else if lease.wasted > 0 {
-                lease.size = max(1, lease.size / 2)
+            // A trip that failed or was refused says nothing of how many slots the calls need.
+            if let block {
+                if lease.waiting > 0 {
+                    lease.size = min(maximumSlots, max(2 * lease.size, lease.waiting))
+                } else if lease.wasted > 0 {
+                    lease.size = max(1, lease.size / 2)
+                }
+                lease.blocks.append(Held(block: block, early: early))
             }
-            if let block { lease.blocks.append(Held(block: block, early: early)) }
             (lease.trip, lease.waiting, lease.wasted) = (nil, 0, 0)
             leases[key] = lease
             return []
@@ -93,17 +97,23 @@ struct RateLimitLeases: Sendable, Hashable {
     }
 
     /// A call's reservation in `lease`.
-    private mutating func reserve(_ lease: inout Lease, key: String, now: Time, maxWait: Time, lateness: Time)
-        -> [Effect]
-    {
+    private mutating func reserve(
+        _ lease: inout Lease,
+        key: String,
+        now: Time,
+        maxWait: Time,
+        lateness: Time,
+        most: Int
+    ) -> [Effect] {
         dropPassed(&lease, now: now, lateness: lateness)
+        let most = max(1, min(maximumSlots, most))
         guard let first = lease.blocks.first else {
             if let trip = lease.trip {
                 lease.waiting += 1
                 return [.await(trip: trip)]
             }
             lease.waiting += 1
-            let count = min(maximumSlots, max(lease.size, lease.waiting))
+            let count = min(most, max(lease.size, lease.waiting))
             return [startTrip(&lease, key: key, count: count), .await(trip: lastTrip)]
         }
         let slot = first.block.slot(first.taken)
@@ -111,8 +121,9 @@ struct RateLimitLeases: Sendable, Hashable {
         lease.blocks[0].taken += 1
         if lease.blocks[0].taken == first.block.count { lease.blocks.removeFirst() }
         var effects: [Effect] = [.send(wait: max(0, slot - now), early: first.early + max(0, now - slot))]
-        if lease.trip == nil, lease.size >= 2, lease.inHand < lease.size {
-            effects.append(startTrip(&lease, key: key, count: lease.size))
+        let size = min(most, lease.size)
+        if lease.trip == nil, size >= 2, lease.inHand < size {
+            effects.append(startTrip(&lease, key: key, count: size))
         }
         return effects
     }

@@ -18,8 +18,9 @@ final class TimedStorage: RateLimitStorage {
     func reserve(_ key: String, limit: RateLimit, maxWait: Duration) async throws(EndpointError) -> RateLimitGrant {
         let started = ContinuousClock.now
         let warm = first.withLock { first in
-            if first == nil { first = started }
-            return first!.duration(to: started) >= .seconds(1)
+            let origin = first ?? started
+            first = origin
+            return origin.duration(to: started) >= .seconds(1)
         }
         defer {
             let micros = Int(started.duration(to: .now).wholeMicroseconds)

@@ -84,7 +84,7 @@ import Testing
                 }
                 try await group.waitForAll()
             }
-            let trips = limits.leases.withLock { $0.lastTrip }
+            let trips = limits.leases.withLock { $0.leases.lastTrip }
             #expect(trips <= 12, "\(trips) trips for 64 calls")
             let window = try await fixture.window(.seconds(1))
             #expect(window.count == 64)
@@ -100,15 +100,15 @@ import Testing
             let limits = try await database.rateLimits(reservation: .leased(maximumSlots: 1))
             let limit = RateLimit(10, per: .seconds(1))
             _ = try await limits.reserve("k", limit: limit, maxWait: .seconds(1))
-            #expect(limits.leases.withLock { $0.leases["k"]?.trip } == nil)
+            #expect(limits.leases.withLock { $0.leases.leases["k"]?.trip } == nil)
             try await database.withLockedRow("k") {
                 let first = Task { try await limits.reserve("k", limit: limit, maxWait: .seconds(30)) }
                 first.cancel()
                 let error = try await #require(throws: EndpointError.self) { try await first.value }
                 #expect(error.kind == .cancelled)
                 // The lease it started is still on its way (the row is still locked), for the calls after it.
-                let trip = try #require(limits.leases.withLock { $0.leases["k"]?.trip })
-                #expect(limits.trips.withLock { $0[trip] } != nil)
+                let trip = try #require(limits.leases.withLock { $0.leases.leases["k"]?.trip })
+                #expect(limits.leases.withLock { $0.trips[trip] } != nil)
                 return Task { try await limits.reserve("k", limit: limit, maxWait: .seconds(30)) }
             } then: { second in
                 guard case .send = try await second.value else {

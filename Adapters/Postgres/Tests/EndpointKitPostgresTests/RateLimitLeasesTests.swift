@@ -14,8 +14,10 @@ import Testing
     let maxWait: Time = 5_000_000
     let lateness: Time = 25_000
 
-    func reserve(_ leases: inout RateLimitLeases, at now: Time, maxWait: Time? = nil) -> [RateLimitLeases.Effect] {
-        leases.apply(.reserve(key: "k", now: now, maxWait: maxWait ?? self.maxWait, lateness: lateness))
+    func reserve(_ leases: inout RateLimitLeases, at now: Time, maxWait: Time? = nil, most: Int = 100)
+        -> [RateLimitLeases.Effect]
+    {
+        leases.apply(.reserve(key: "k", now: now, maxWait: maxWait ?? self.maxWait, lateness: lateness, most: most))
     }
 
     /// A block of `count` slots spaced by the limit's interval from `start`.
@@ -79,6 +81,35 @@ import Testing
         #expect(count == 8)
         _ = leases.apply(.leased(key: "k", trip: trip, block: block(from: 8 * interval, count: 8), early: 0))
         #expect(leases.leases["k"]?.size == 4)
+    }
+
+    @Test("A trip asks for no more than the limit's count: a limit of one a window is leased a slot at a time")
+    func slowLimit() {
+        var leases = RateLimitLeases(maximumSlots: 16)
+        #expect(reserve(&leases, at: 0, most: 1).first == .lease(key: "k", trip: 1, count: 1))
+        for _ in 0..<5 { _ = reserve(&leases, at: 0, most: 1) }
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 0, count: 1), early: 0))
+        // Six calls waited, but one slot a window is all a lease may hold: no trip starts beside the grant.
+        #expect(reserve(&leases, at: 0, most: 1) == [.send(wait: 0, early: 0)])
+        #expect(reserve(&leases, at: 0, most: 1) == [.lease(key: "k", trip: 2, count: 1), .await(trip: 2)])
+    }
+
+    @Test("A lease that arrives with nobody waiting leaves the size as it was, even with nothing else in hand")
+    func noGrowthWithoutWaiting() {
+        var leases = RateLimitLeases(maximumSlots: 16)
+        _ = reserve(&leases, at: 0)
+        _ = reserve(&leases, at: 0)
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 0, count: 2), early: 0))
+        #expect(leases.leases["k"]?.size == 2)
+        let effects = reserve(&leases, at: 0)
+        guard case .lease(_, let trip, 2)? = effects.last else {
+            Issue.record("no trip of two started: \(effects)")
+            return
+        }
+        // Both slots are taken before the next lease arrives, and no call waited for it.
+        #expect(reserve(&leases, at: 0) == [.send(wait: interval, early: 0)])
+        _ = leases.apply(.leased(key: "k", trip: trip, block: block(from: 2 * interval, count: 2), early: 0))
+        #expect(leases.leases["k"]?.size == 2)
     }
 
     @Test("A block whose answer took longer than the lateness allows is dropped whole, and a new trip starts")
@@ -226,7 +257,14 @@ struct LeaseWalk {
 
     /// One call at `instance`, or a parked one asking again.
     mutating func call(_ instance: Int) {
-        for effect in instances[instance].apply(.reserve(key: "k", now: now, maxWait: maxWait, lateness: 25_000)) {
+        let event = RateLimitLeases.Event.reserve(
+            key: "k",
+            now: now,
+            maxWait: maxWait,
+            lateness: 25_000,
+            most: limit.count
+        )
+        for effect in instances[instance].apply(event) {
             switch effect {
             case .send(let wait, _):
                 if wait > maxWait { problems.append("a wait of \(wait) beyond maxWait") }
