@@ -28,7 +28,8 @@ public struct PostgresRateLimitConfiguration: Sendable {
         /// own calls: most calls take a slot without a trip, and the next block is leased as soon as less than a
         /// block is left. The slots are those separate reservations would have been given, so the limit is kept
         /// exactly as with ``perCall``; what changes is who gets them. A lease grows (doubling) while calls wait for
-        /// one, and halves when slots pass unused, so an instance with few calls leases one slot at a time. A slot
+        /// one, never past the limit's count, and halves when slots pass unused, so an instance with few calls (or a
+        /// limit of one a window) leases one slot at a time. A slot
         /// one instance leased and did not use is lost to the fleet (up to two leases per instance when its calls
         /// stop), and an instance's calls may wait behind slots another holds.
         case leased(maximumSlots: Int)
