@@ -80,8 +80,18 @@ extension Pipeline {
                 return response
             } catch {
                 await step?.endFill()
-                throw error
+                throw namingTheSetting(error, deadline: deadline)
             }
+        }
+
+        /// `error`, which the transport timed with the time left of the deadline, naming the caller's setting when
+        /// it is the deadline that passed (an error of the transport's own says the time it was given).
+        private func namingTheSetting(_ error: any Error, deadline: ContinuousClock.Instant?) -> any Error {
+            guard var timedOut = error as? EndpointError, timedOut.kind == .timedOut, let deadline,
+                let timeout = context.timeout, ContinuousClock.now >= deadline
+            else { return error }
+            timedOut.message = EndpointError.deadlinePassed(timeout).message
+            return timedOut
         }
 
         /// The hop's steps after the cache's look-up.
