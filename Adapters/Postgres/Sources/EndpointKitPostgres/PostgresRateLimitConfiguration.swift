@@ -31,7 +31,10 @@ public struct PostgresRateLimitConfiguration: Sendable {
         /// one, never past the limit's count, and halves when slots pass unused, so an instance with few calls (or a
         /// limit of one a window) leases one slot at a time. A slot
         /// one instance leased and did not use is lost to the fleet (up to two leases per instance when its calls
-        /// stop), and an instance's calls may wait behind slots another holds.
+        /// stop), and an instance's calls may wait behind slots another holds. Every slot of a block is as late as
+        /// the block's answer was slow: on a machine where that passes half the limit's margin, the limiter gives
+        /// the slots up one after another and the call fails (`rateLimited`, nothing sent); give such a machine a
+        /// larger margin.
         case leased(maximumSlots: Int)
     }
 
@@ -46,18 +49,18 @@ public struct PostgresRateLimitConfiguration: Sendable {
     public var retryInterval: Duration
     /// How long the listening connection waits before it listens again after it was lost.
     public var listenRetryInterval: Duration
-    /// How calls take their slots: leased in blocks of up to 16 by default.
+    /// How calls take their slots: one trip per call by default (``Reservation/perCall``).
     public var reservation: Reservation
 
     /// The defaults: schema `endpointkit`, a second for PostgreSQL to answer, failing closed after 5 s, PostgreSQL
-    /// tried again every second, slots leased in blocks of up to 16.
+    /// tried again every second, one trip per call.
     public init(
         schema: String = "endpointkit",
         timeout: Duration = .seconds(1),
         whenUnreachable: Unreachable = .failClosed(waitingUpTo: .seconds(5)),
         retryInterval: Duration = .seconds(1),
         listenRetryInterval: Duration = .seconds(1),
-        reservation: Reservation = .leased(maximumSlots: 16)
+        reservation: Reservation = .perCall
     ) {
         self.schema = schema
         self.timeout = timeout

@@ -16,8 +16,8 @@ import PostgresNIO
 ///
 /// Each key is one row keeping GCRA's state (see ``EndpointKit/RateLimit``); a statement locks the row, reads the
 /// database's clock and moves the state on, so every instance's slots come from one clock and one order. By default
-/// an instance leases its slots in blocks and hands them to its calls itself, so that most calls take no trip
-/// (``PostgresRateLimitConfiguration/reservation``). ``run()`` listens for the pauses other instances record, so
+/// each call takes its slot in one trip; an instance may instead lease its slots in blocks and hand them to its
+/// calls itself, so that most calls take no trip (``PostgresRateLimitConfiguration/reservation``). ``run()`` listens for the pauses other instances record, so
 /// that calls already waiting for their slot here hold back too; without it, a pause still holds for every slot
 /// taken from PostgreSQL after it, but slots this instance leased before it are still handed out.
 ///

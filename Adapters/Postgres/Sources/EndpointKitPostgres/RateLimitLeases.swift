@@ -4,9 +4,9 @@ import EndpointKit
 /// The blocks of slots this instance leased from PostgreSQL, by key, and the trips that lease more; changed only by
 /// ``apply(_:)``, which returns what to do (``PostgresRateLimitConfiguration/Reservation/leased(maximumSlots:)``).
 ///
-/// - A call takes the first slot in hand that it can still keep: a slot later than the lateness the limiter allows
-///   (passed, or in a block whose answer took longer) is dropped (``Lease/wasted``), one that lies beyond the call's
-///   `maxWait` refuses the call and stays in hand.
+/// - A call takes the first slot in hand that it can still keep: a slot passed by more than the lateness the limiter
+///   allows is dropped (``Lease/wasted``), one that lies beyond the call's `maxWait` refuses the call and stays in
+///   hand.
 /// - With no slot in hand, one call starts a trip (`lease`) and the others wait for it (`await`); a trip asks for
 ///   ``Lease/size`` slots, or as many as calls are waiting, up to ``maximumSlots`` and never more than the limit's
 ///   count (a window's slots: a slow limit is leased a slot at a time, as one trip per call would take it).
@@ -128,12 +128,14 @@ struct RateLimitLeases: Sendable, Hashable {
         return effects
     }
 
-    /// Drops the slots a call can no longer keep: those later than `lateness` counting their block's lateness, which
-    /// ``EndpointKit/RateLimiter`` would give up (a block whose answer alone took longer is dropped whole).
+    /// Drops the slots a call can no longer keep: passed by more than `lateness`, their block's lateness counted. A
+    /// slot still ahead is handed out even from a block whose answer was slow: ``EndpointKit/RateLimiter`` gives up
+    /// a late slot and takes another, at most a few times, as with one trip per call; dropping such blocks here
+    /// would lease again and again, each lease using up slots of the fleet's limit.
     private func dropPassed(_ lease: inout Lease, now: Time, lateness: Time) {
         while let first = lease.blocks.first {
             let slot = first.block.slot(first.taken)
-            guard max(0, now - slot) + first.early > lateness else { return }
+            guard slot < now, now - slot + first.early > lateness else { return }
             lease.wasted += 1
             lease.blocks[0].taken += 1
             if lease.blocks[0].taken == first.block.count { lease.blocks.removeFirst() }

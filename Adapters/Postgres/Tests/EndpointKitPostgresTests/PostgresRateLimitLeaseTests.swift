@@ -69,8 +69,8 @@ import Testing
         let fixture = try FleetFixture(.asyncHTTPClient)
         try await fixture.warmUp(16)
         try await TestDatabase.with { database in
-            let limits = try await database.rateLimits()
-            let limit = RateLimit(100, per: .seconds(1))
+            let limits = try await database.rateLimits(reservation: .leased(maximumSlots: 16))
+            let limit = RateLimit(100, per: .seconds(1), margin: Reservations.leased.margin)
             let client = fixture.client(limitedBy: RateLimiter(limit, key: fixture.key, storage: limits))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<16 {
@@ -85,7 +85,8 @@ import Testing
                 try await group.waitForAll()
             }
             let trips = limits.leases.withLock { $0.leases.lastTrip }
-            #expect(trips <= 12, "\(trips) trips for 64 calls")
+            // One trip per call would be 64 or more (a slot given up as late takes another): at most one per two.
+            #expect(trips <= 32, "\(trips) trips for 64 calls")
             let window = try await fixture.window(.seconds(1))
             #expect(window.count == 64)
             #expect(window.max <= 100)
@@ -125,9 +126,9 @@ import Testing
             _ = try await database.rateLimits()
             try await database.execute("DROP FUNCTION \(database.schema).ratelimit_lease")
             try await database.execute("UPDATE \(database.schema).ratelimit_version SET version = 1")
-            let limits = try await database.rateLimits()
-            guard
-                case .send = try await limits.reserve("k", limit: RateLimit(10, per: .seconds(1)), maxWait: .seconds(5))
+            let limits = try await database.rateLimits(reservation: .leased(maximumSlots: 16))
+            let limit = RateLimit(10, per: .seconds(1), margin: Reservations.leased.margin)
+            guard case .send = try await limits.reserve("k", limit: limit, maxWait: .seconds(5))
             else {
                 Issue.record("the first call after the migration was refused")
                 return
