@@ -97,12 +97,14 @@ Paths (KEY is any name a test picks, so tests running at once do not share count
                            window, counted by arrival): within it, 200 and {"id": 1, "name": "ok"}; beyond it, 429 with
                            Retry-After: 1 (counted as limited-over/KEY). ?pause=S answers the first request 429 with
                            Retry-After: S, and counts as limited-early/KEY each later one that arrives before then. The
-                           x-instance header, when sent, is counted as limited-by/KEY/INSTANCE
+                           x-instance header, when sent, is counted as limited-by/KEY/INSTANCE; x-released, the
+                           wall-clock microseconds at which the caller's limiter let the request go, is kept
     GET  /window/KEY?period=MS  {"count": N, "max": M, "max_at": T, "over": O, "early": E, "by": {INSTANCE: N},
-                           "span": S}: the requests /limited/KEY received, the most in any window of MS milliseconds
-                           and the seconds from the first arrival to the first such window, the 429s for going over,
-                           the arrivals inside the first answer's pause, and the seconds from the first arrival to
-                           the last
+                           "span": S, "max_released": R, "transit_p50": P, "transit_max": X}: the requests
+                           /limited/KEY received, the most in any window of MS milliseconds and the seconds from the
+                           first arrival to the first such window, the 429s for going over, the arrivals inside the
+                           first answer's pause, the seconds from the first arrival to the last, the most in any
+                           window counted by x-released instead, and the seconds from release to arrival
     ANY  /versioned/KEY/ID a versioned item {"id": ID, "version": V, "name": N, "pending": false} (V from 1): GET
                            answers it; PATCH with the new name as its body stores it as version V + 1 and answers
                            it, or answers 500 when the request has X-Fail: 1. Each request waits 0-4 ms first (by
@@ -832,6 +834,7 @@ def route_versioned(request):
 
 
 arrivals = {}
+releases = {}
 pauses = {}
 
 
@@ -841,9 +844,11 @@ def route_limited(request):
     limit = int(query.get("limit", ["10"])[0])
     period = int(query.get("period", ["1000"])[0]) / 1000
     pause = float(query.get("pause", ["0"])[0])
-    now = time.monotonic()
-    instance = headers.get("x-instance")
+    now, wall = time.monotonic(), time.time()
+    instance, released = headers.get("x-instance"), headers.get("x-released")
     with lock:
+        if released and released.isdigit():
+            releases.setdefault(key, []).append((int(released) / 1e6, wall))
         seen = arrivals.setdefault(key, [])
         first = not seen
         seen.append(now)
@@ -870,6 +875,18 @@ def route_limited(request):
         respond(sock, 200, b'{"id": 1, "name": "ok"}')
 
 
+def most_in_window(times, period):
+    """The most of the sorted `times` in any window of `period` seconds, and when the first such window begins
+    (seconds from the first)."""
+    most, most_at, start = 0, 0, 0
+    for end, moment in enumerate(times):
+        while times[start] <= moment - period:
+            start += 1
+        if end - start + 1 > most:
+            most, most_at = end - start + 1, times[start] - times[0]
+    return most, most_at
+
+
 def route_window(request):
     sock, key, target = request.sock, request.key, request.target
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
@@ -878,14 +895,14 @@ def route_window(request):
         seen = sorted(arrivals.get(key, []))
         by = {name.split("/", 2)[2]: value for name, value in counts.items() if name.startswith(f"limited-by/{key}/")}
         over, early = counts.get("limited-over/" + key, 0), counts.get("limited-early/" + key, 0)
-    most, most_at, start = 0, 0, 0
-    for end, arrival in enumerate(seen):
-        while seen[start] <= arrival - period:
-            start += 1
-        if end - start + 1 > most:
-            most, most_at = end - start + 1, seen[start] - seen[0]
+        stamped = list(releases.get(key, []))
+    most, most_at = most_in_window(seen, period)
     span = seen[-1] - seen[0] if seen else 0
-    body = {"count": len(seen), "max": most, "max_at": most_at, "over": over, "early": early, "by": by, "span": span}
+    transits = sorted(arrival - released for released, arrival in stamped)
+    body = {"count": len(seen), "max": most, "max_at": most_at, "over": over, "early": early, "by": by, "span": span,
+            "max_released": most_in_window(sorted(released for released, _ in stamped), period)[0],
+            "transit_p50": transits[len(transits) // 2] if transits else 0,
+            "transit_max": transits[-1] if transits else 0}
     respond(sock, 200, json.dumps(body).encode())
 
 

@@ -24,7 +24,10 @@ goal: --minimum-use 0 reports it without failing, as scripts/test.sh does with i
 per phase: the upstream's count, its most in one window, the use of the limit (arrivals over their span), the
 spread between instances (fewest and most sent), and the limiter's own cost per call (the time of a reservation:
 median and 99th percentile, the worst instance's, and the 99th percentile of the reservations after each instance's
-first second, whose calls all wait for a first trip). Full size: 60 s per phase, L = 100, C = 16; CI runs it small.
+first second, whose calls all wait for a first trip), and, from the time each instance stamps on a call as its
+limiter lets it go (x-released), the most in one second counted by release and the time from release to arrival:
+a count by arrival over the limit with one by release within it is the calls' way to the upstream taking longer
+than half the margin. Full size: 60 s per phase, L = 100, C = 16; CI runs it small.
 """
 
 import argparse
@@ -65,7 +68,9 @@ def run_phase(binary, name, instances, arguments, policy, faults, max_wait_ms, r
                f"{arguments.limit}; first at {window['max_at']:.1f} s), {window['over']} refused for going over; use {use:.1%} of the limit; per "
                f"instance {sent[0]}-{sent[-1]} sent (spread {sent[-1] / max(1, sent[0]):.2f}); calls that failed "
                f"{errors}; slots retaken for lateness {retaken}; reservation p50 {p50} µs, p99 {p99} µs, "
-               f"p99 after each instance's first second {warm99} µs (worst instance)")
+               f"p99 after each instance's first second {warm99} µs (worst instance); counted as the limiters released the calls, "
+               f"at most {window['max_released']} in one second, release to arrival median "
+               f"{window['transit_p50'] * 1000:.1f} ms, most {window['transit_max'] * 1000:.1f} ms")
     if window["max"] > arguments.limit or window["over"]:
         failures.append(f"{name}: the upstream counted {window['max']} in one second, {window['over']} over")
     if not faults and use < arguments.minimum_use:

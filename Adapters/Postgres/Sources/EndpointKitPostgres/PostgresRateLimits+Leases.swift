@@ -75,27 +75,36 @@ extension PostgresRateLimits {
     }
 
     /// Starts `trip`, which leases up to its count of slots of its key, reports them to ``leases`` and hands its
-    /// answer to its result, in a task the storage owns.
+    /// answer to its result, in a task the storage owns. The block is placed on this process's clock as
+    /// `reserveShared` places a slot (``place(_:_:)``).
     private func startTrip(_ trip: LeaseBook.Trip, _ limit: RateLimit, _ maxWait: Duration) {
         let (number, key, count, result) = trip
         let query: PostgresQuery = """
-            SELECT base, floor, taken, ran FROM \(unescaped: configuration.schema).ratelimit_lease(\(key), \
-            \(limit.intervalMicroseconds), \(limit.toleranceMicroseconds), \(maxWait.wholeMicroseconds), \(count))
+            SELECT r.base, r.floor, r.taken, r.ran, \(unescaped: Self.statementStart) \
+            FROM \(unescaped: configuration.schema).ratelimit_lease(\(key), \(limit.intervalMicroseconds), \
+            \(limit.toleranceMicroseconds), \(maxWait.wholeMicroseconds), \(count)) r
             """
         let (postgres, logger, timeout, start) = (postgres, logger, configuration.timeout, start)
-        let (leases, interval) = (leases, limit.intervalMicroseconds)
+        let (leases, offset, interval) = (leases, offset, limit.intervalMicroseconds)
         tripOwner.run {
             var block: RateLimitBlock?
             var early: RateLimitState.Time = 0
             let answer: Result<LeaseAnswer, any Error>
             do {
-                let row = try await Self.lease(query, key: key, postgres: postgres, logger: logger, within: timeout)
-                let answered = Self.now(since: start)
-                early = row.sinceRead.wholeMicroseconds
+                let row = try await Self.lease(
+                    query,
+                    key: key,
+                    postgres: postgres,
+                    logger: logger,
+                    within: timeout,
+                    start: start
+                )
                 if row.taken > 0 {
+                    let (base, width) = Self.place(row.clock.read + row.base, row.clock, offset: offset)
+                    early = width
                     block = RateLimitBlock(
-                        base: answered + row.base,
-                        floor: answered + row.floor,
+                        base: base,
+                        floor: base - row.base + row.floor,
                         interval: interval,
                         count: row.taken
                     )
@@ -115,22 +124,22 @@ extension PostgresRateLimits {
         }
     }
 
-    /// One lease statement, and how long before its answer arrived the statement read the database's clock (see
-    /// `reserveShared`).
+    /// One lease statement, and its reading of the database's clock.
     private static func lease(
         _ query: PostgresQuery,
         key: String,
         postgres: PostgresClient,
         logger: Logger,
-        within timeout: Duration
-    ) async throws(EndpointError) -> (base: Int64, floor: Int64, taken: Int, sinceRead: Duration) {
+        within timeout: Duration,
+        start: ContinuousClock.Instant
+    ) async throws(EndpointError) -> (base: Int64, floor: Int64, taken: Int, clock: ClockReading) {
         try await shared("the rate limit \(key) could not be leased", within: timeout) {
             try await postgres.withConnection { connection in
-                let started = ContinuousClock.now
-                let rows = try await connection.query(query, logger: logger).decode((Int64, Int64, Int64, Int64).self)
-                for try await (base, floor, taken, ran) in rows {
-                    let sinceRead = started.duration(to: .now) - .microseconds(max(0, ran))
-                    return (base, floor, Int(taken), sinceRead)
+                let sent = now(since: start)
+                let rows = try await connection.query(query, logger: logger)
+                    .decode((Int64, Int64, Int64, Int64, Int64).self)
+                for try await (base, floor, taken, ran, statement) in rows {
+                    return (base, floor, Int(taken), ClockReading(statement, ran: ran, sent: sent, at: now(since: start)))
                 }
                 throw EndpointError(.storageFailed, "ratelimit_lease answered no row")
             }

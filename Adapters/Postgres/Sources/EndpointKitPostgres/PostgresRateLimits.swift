@@ -38,6 +38,8 @@ public final class PostgresRateLimits: RateLimitStorage {
     let leases: Locked<LeaseBook>
     /// Owns the trips: one goes on when the call that started it leaves, and stops when the storage goes.
     let tripOwner = TaskOwner()
+    /// How far the database's clock is ahead of this process's, as the answers so far tell.
+    let offset = Locked(ClockOffset())
     /// The pauses this instance knows of, by key: its own and those it heard of.
     private let pauses = Locked([String: ContinuousClock.Instant]())
 
@@ -195,30 +197,47 @@ public final class PostgresRateLimits: RateLimitStorage {
         }
     }
 
-    /// One reservation in PostgreSQL. Its wait counts from when the statement read the database's clock, which the
-    /// caller cannot see: the wait is counted from the answer's arrival, so the call never goes early, and the time
-    /// since the clock was read at the most (the statement's time on the connection less what it says it ran before
-    /// reading the clock: not the wait for a pooled connection nor for the row's lock) is how early the slot may be.
+    /// One reservation in PostgreSQL. The database gives the slot on its own clock; ``offset`` places it on this
+    /// process's: at the latest moment it can be here, so the call never goes early, and the range's width is how
+    /// much earlier it may be (with one answer, the time since the statement read the clock: not the wait for a
+    /// pooled connection nor for the row's lock; answers before it narrow that).
     private func reserveShared(_ key: String, _ limit: RateLimit, _ maxWait: Duration) async throws(EndpointError)
         -> RateLimitGrant
     {
         let query: PostgresQuery = """
-            SELECT wait, granted, ran FROM \(unescaped: configuration.schema).ratelimit_reserve(\(key), \
-            \(limit.intervalMicroseconds), \(limit.toleranceMicroseconds), \(maxWait.wholeMicroseconds))
+            SELECT r.wait, r.granted, r.ran, \(unescaped: Self.statementStart) \
+            FROM \(unescaped: configuration.schema).ratelimit_reserve(\(key), \(limit.intervalMicroseconds), \
+            \(limit.toleranceMicroseconds), \(maxWait.wholeMicroseconds)) r
             """
-        let (wait, granted, sinceRead) = try await shared("the rate limit \(key) could not be counted") {
+        let start = start
+        let (wait, granted, clock) = try await shared("the rate limit \(key) could not be counted") {
             [postgres, logger] in
             try await postgres.withConnection { connection in
-                let started = ContinuousClock.now
-                let rows = try await connection.query(query, logger: logger).decode((Int64, Bool, Int64).self)
-                for try await (wait, granted, ran) in rows {
-                    let sinceRead = started.duration(to: .now) - .microseconds(max(0, ran))
-                    return (wait, granted, sinceRead)
+                let sent = Self.now(since: start)
+                let rows = try await connection.query(query, logger: logger).decode((Int64, Bool, Int64, Int64).self)
+                for try await (wait, granted, ran, statement) in rows {
+                    return (wait, granted, ClockReading(statement, ran: ran, sent: sent, at: Self.now(since: start)))
                 }
                 throw EndpointError(.storageFailed, "ratelimit_reserve answered no row")
             }
         }
-        return granted ? .send(after: .microseconds(wait), early: sinceRead) : .refused(nextSlotIn: .microseconds(wait))
+        guard granted else { return .refused(nextSlotIn: .microseconds(wait)) }
+        let (slot, width) = Self.place(clock.read + wait, clock, offset: offset)
+        let now = now()
+        return .send(after: .microseconds(slot - now), early: .microseconds(width + max(0, now - slot)))
+    }
+
+    /// The SQL of the time the statement began on the database's clock, in microseconds: with what a function of the
+    /// limits says it ran before it read the clock, the time it read.
+    static let statementStart = "(extract(epoch FROM statement_timestamp()) * 1000000)::bigint"
+
+    /// Where `slot`, on the database's clock, lies on this process's at the latest, and how much earlier it may be,
+    /// once `clock` has narrowed `offset`.
+    static func place(_ slot: RateLimitState.Time, _ clock: ClockReading, offset: Locked<ClockOffset>) -> (
+        slot: RateLimitState.Time, width: Int64
+    ) {
+        let range = offset.withLock { $0.observe(read: clock.read, sent: clock.sent, answered: clock.answered) }
+        return (slot - range.lowest, range.highest - range.lowest)
     }
 
     /// Records a pause of `key` in PostgreSQL, which tells every listening instance.

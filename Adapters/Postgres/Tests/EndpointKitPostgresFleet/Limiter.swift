@@ -43,6 +43,20 @@ final class TimedStorage: RateLimitStorage {
     var warmMicroseconds: [Int] { times.withLock { $0 }.filter(\.warm).map(\.micros).sorted() }
 }
 
+/// Stamps each request the limiter lets through with the wall-clock time it went on (`x-released`, microseconds
+/// since 1970), so that the upstream can count the fleet's windows as the limiter released the calls, beside its
+/// count by arrival: the difference is the time calls took from the limiter to the upstream.
+struct ReleaseStamp: Middleware {
+    func intercept(_ request: TransportRequest, context: RequestContext, next: MiddlewareNext) async throws
+        -> TransportResponse
+    {
+        var request = request
+        let micros = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
+        request.headers["x-released"] = String(micros)
+        return try await next(request, context: context)
+    }
+}
+
 /// Opens the connections `concurrency` calls at once use, to the upstream (through `client`, which shares the
 /// limited client's transport, outside the limit) and to PostgreSQL, as in a server that has been running: a
 /// request on a connection opened at start-up arrives later than the limit's margin allows on this loaded machine.
@@ -110,7 +124,7 @@ func limiter(
         storage: timed,
         maxWait: maxWait
     )
-    let client = try endpointClient(server, transport, middleware: [rateLimiter])
+    let client = try endpointClient(server, transport, middleware: [rateLimiter, ReleaseStamp()])
     let endpoint = limitedEndpoint(key: key, limit: limit, period: period, instance: instance)
     let counts = Locked((sent: 0, limited: 0, failed: 0))
     try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -1,0 +1,70 @@
+#if Postgres && AsyncHTTPClient
+import EndpointKit
+import EndpointKitPostgres
+import Foundation
+import PostgresNIO
+import Testing
+
+/// Answers that arrive slowly after the database read its clock, against the real PostgreSQL: the slot the database
+/// gave is placed by what quicker answers told of the two clocks, not as late as the slow answer came.
+@Suite(.timeLimit(.minutes(3))) struct PostgresRateLimitSlowAnswerTests {
+    @Test(
+        "Answers 60 ms slow after the clock was read (commit_delay) do not make slots late: 8 calls all sent",
+        arguments: Reservations.all
+    )
+    func slowAnswers(_ reservations: Reservations) async throws {
+        let fixture = try FleetFixture(.asyncHTTPClient)
+        try await fixture.warmUp(2)
+        // One connection, so that a setting of the test's reaches every statement of the limits.
+        var configuration = try TestDatabase.configuration()
+        configuration.options.maximumConnections = 1
+        let single = PostgresClient(configuration: configuration)
+        try await TestDatabase.with { database in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await single.run() }
+                defer { group.cancelAll() }
+                let limits = try PostgresRateLimits(
+                    postgres: single,
+                    configuration: PostgresRateLimitConfiguration(
+                        schema: database.schema,
+                        timeout: .seconds(5),
+                        reservation: reservations.value
+                    )
+                )
+                try await limits.prepare()
+                // The default margin, 50 ms: a slot reached more than 25 ms late is given up.
+                let limiter = RateLimiter(RateLimit(5, per: .seconds(1)), key: fixture.key, storage: limits)
+                let client = fixture.client(limitedBy: limiter)
+                let endpoint = fixture.limited(limit: 5, period: .seconds(1), instance: "a")
+                // Quick answers first: they tell how this process's clock stands to the database's.
+                for _ in 0..<3 { _ = try await client.response(for: endpoint) }
+                // From now on each statement's commit, after it read the clock, waits 60 ms.
+                try await single.query("SET commit_siblings = 0", logger: database.logger)
+                try await single.query("SET commit_delay = 60000", logger: database.logger)
+                let delay = try await Self.setting("commit_delay", on: single, database)
+                let siblings = try await Self.setting("commit_siblings", on: single, database)
+                #expect(delay == "60000" && siblings == "0", "\(String(describing: delay)) \(String(describing: siblings))")
+                let quick = limiter.retakenSlots
+                try await withThrowingTaskGroup(of: Void.self) { callers in
+                    for _ in 0..<2 {
+                        callers.addTask { for _ in 0..<4 { _ = try await client.response(for: endpoint) } }
+                    }
+                    try await callers.waitForAll()
+                }
+                // Before slots were placed by the quicker answers, each slow answer's slots were all 60 ms late:
+                // every call gave up 8 in a row and failed.
+                #expect(limiter.retakenSlots - quick <= 2, "slots given up as late: \(limiter.retakenSlots - quick)")
+                let window = try await fixture.window(.seconds(1))
+                #expect(window.count == 11 && window.max <= 5 && window.over == 0, "\(window)")
+            }
+        }
+    }
+
+    /// A setting as the pool's one connection has it.
+    static func setting(_ name: String, on postgres: PostgresClient, _ database: TestDatabase) async throws -> String? {
+        let rows = try await postgres.query(PostgresQuery(unsafeSQL: "SHOW \(name)"), logger: database.logger)
+        for try await value in rows.decode(String.self) { return value }
+        return nil
+    }
+}
+#endif
