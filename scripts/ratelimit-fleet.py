@@ -19,7 +19,7 @@ after PostgreSQL was lost). Every phase runs once for each way of taking slots (
 up to 16, the default, and one trip per call), interleaved phase by phase.
 
 Passes when, in every phase, the upstream never counted more than L in any window of one second and never had to
-refuse a call for going over, and, in the phases without faults, the fleet used at least 90 % of the limit (a speed
+refuse a call for going over, nor did the limiters release more than L in any second, and, in the phases without faults, the fleet used at least 90 % of the limit (a speed
 goal: --minimum-use 0 reports it without failing, as scripts/test.sh does with its debug build). Prints
 per phase: the upstream's count, its most in one window, the use of the limit (arrivals over their span), the
 spread between instances (fewest and most sent), and the limiter's own cost per call (the time of a reservation:
@@ -73,6 +73,8 @@ def run_phase(binary, name, instances, arguments, policy, faults, max_wait_ms, r
                f"{window['transit_p50'] * 1000:.1f} ms, most {window['transit_max'] * 1000:.1f} ms")
     if window["max"] > arguments.limit or window["over"]:
         failures.append(f"{name}: the upstream counted {window['max']} in one second, {window['over']} over")
+    if window["max_released"] > arguments.limit:
+        failures.append(f"{name}: the limiters released {window['max_released']} calls in one second")
     if not faults and use < arguments.minimum_use:
         failures.append(f"{name}: the fleet used {use:.1%} of the limit, under {arguments.minimum_use:.0%}")
     return figures, failures

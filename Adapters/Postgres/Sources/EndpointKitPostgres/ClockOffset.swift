@@ -58,7 +58,12 @@ struct ClockReading: Sendable, Hashable {
 
     /// The reading of a statement that began at `statementStart` on the database's clock and read it `ran` later,
     /// sent at `sent` and answered at `answered` on this process's.
-    init(_ statementStart: ClockOffset.Time, ran: ClockOffset.Time, sent: ClockOffset.Time, at answered: ClockOffset.Time) {
+    init(
+        _ statementStart: ClockOffset.Time,
+        ran: ClockOffset.Time,
+        sent: ClockOffset.Time,
+        at answered: ClockOffset.Time
+    ) {
         read = statementStart + ran
         self.sent = sent + min(max(0, ran), max(0, answered - sent))
         self.answered = answered

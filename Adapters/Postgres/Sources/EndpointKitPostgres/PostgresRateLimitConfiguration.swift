@@ -20,6 +20,11 @@ public struct PostgresRateLimitConfiguration: Sendable {
     }
 
     /// How calls take their slots from PostgreSQL.
+    ///
+    /// Either way the database gives each slot on its own clock, and the instance places it on its own by what its
+    /// answers so far told of the two clocks: a slot is never taken early, and a slow answer after quick ones does
+    /// not make its slots late. The margin must still cover the quickest round trip to PostgreSQL: give a limit a
+    /// margin of at least twice it.
     public enum Reservation: Sendable, Hashable {
         /// Each call reserves its own slot: one trip to PostgreSQL per call, and the fleet's slots go in the exact
         /// order its calls asked. A call waits for its trip, which under load is several milliseconds.
@@ -29,12 +34,9 @@ public struct PostgresRateLimitConfiguration: Sendable {
         /// block is left. The slots are those separate reservations would have been given, so the limit is kept
         /// exactly as with ``perCall``; what changes is who gets them. A lease grows (doubling) while calls wait for
         /// one, never past the limit's count, and halves when slots pass unused, so an instance with few calls (or a
-        /// limit of one a window) leases one slot at a time. A slot
-        /// one instance leased and did not use is lost to the fleet (up to two leases per instance when its calls
-        /// stop), and an instance's calls may wait behind slots another holds. Every slot of a block is as late as
-        /// the block's answer was slow: on a machine where that passes half the limit's margin, the limiter gives
-        /// the slots up one after another and the call fails (`rateLimited`, nothing sent); give such a machine a
-        /// larger margin.
+        /// limit of one a window) leases one slot at a time. A slot one instance leased and did not use is lost to
+        /// the fleet (up to two leases per instance when its calls stop), and an instance's calls may wait behind
+        /// slots another holds.
         case leased(maximumSlots: Int)
     }
 
@@ -49,18 +51,18 @@ public struct PostgresRateLimitConfiguration: Sendable {
     public var retryInterval: Duration
     /// How long the listening connection waits before it listens again after it was lost.
     public var listenRetryInterval: Duration
-    /// How calls take their slots: one trip per call by default (``Reservation/perCall``).
+    /// How calls take their slots: leased in blocks of up to 16 by default (``Reservation/leased(maximumSlots:)``).
     public var reservation: Reservation
 
     /// The defaults: schema `endpointkit`, a second for PostgreSQL to answer, failing closed after 5 s, PostgreSQL
-    /// tried again every second, one trip per call.
+    /// tried again every second, slots leased in blocks of up to 16.
     public init(
         schema: String = "endpointkit",
         timeout: Duration = .seconds(1),
         whenUnreachable: Unreachable = .failClosed(waitingUpTo: .seconds(5)),
         retryInterval: Duration = .seconds(1),
         listenRetryInterval: Duration = .seconds(1),
-        reservation: Reservation = .perCall
+        reservation: Reservation = .leased(maximumSlots: 16)
     ) {
         self.schema = schema
         self.timeout = timeout

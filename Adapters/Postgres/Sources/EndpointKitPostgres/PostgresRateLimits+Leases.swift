@@ -139,7 +139,9 @@ extension PostgresRateLimits {
                 let rows = try await connection.query(query, logger: logger)
                     .decode((Int64, Int64, Int64, Int64, Int64).self)
                 for try await (base, floor, taken, ran, statement) in rows {
-                    return (base, floor, Int(taken), ClockReading(statement, ran: ran, sent: sent, at: now(since: start)))
+                    return (
+                        base, floor, Int(taken), ClockReading(statement, ran: ran, sent: sent, at: now(since: start))
+                    )
                 }
                 throw EndpointError(.storageFailed, "ratelimit_lease answered no row")
             }

@@ -16,10 +16,11 @@ import PostgresNIO
 ///
 /// Each key is one row keeping GCRA's state (see ``EndpointKit/RateLimit``); a statement locks the row, reads the
 /// database's clock and moves the state on, so every instance's slots come from one clock and one order. By default
-/// each call takes its slot in one trip; an instance may instead lease its slots in blocks and hand them to its
-/// calls itself, so that most calls take no trip (``PostgresRateLimitConfiguration/reservation``). ``run()`` listens for the pauses other instances record, so
-/// that calls already waiting for their slot here hold back too; without it, a pause still holds for every slot
-/// taken from PostgreSQL after it, but slots this instance leased before it are still handed out.
+/// an instance leases its slots in blocks and hands them to its calls itself, so that most calls take no trip; it
+/// may instead take each call's slot in a trip of its own (``PostgresRateLimitConfiguration/reservation``).
+/// ``run()`` listens for the pauses other instances record, so that calls already waiting for their slot here hold
+/// back too; without it, a pause still holds for every slot taken from PostgreSQL after it, but slots this instance
+/// leased before it are still handed out.
 ///
 /// What happens while PostgreSQL cannot be reached is ``PostgresRateLimitConfiguration/whenUnreachable``: by
 /// default calls wait up to 5 s for it, then fail with ``EndpointKit/EndpointError/Kind/rateLimited``.
@@ -155,10 +156,16 @@ public final class PostgresRateLimits: RateLimitStorage {
                 do { grant = try await reserveInPostgres(key, limit, maxWait) } catch
                     where error.kind == .storageFailed
                 {
-                    logger.warning(
-                        "rate limit \(key): PostgreSQL cannot be reached, keeping a local share: \(error.message)"
-                    )
-                    _ = reach.withLock { $0.apply(.failed(now: now())) }
+                    // Said once a spell: the calls that find PostgreSQL gone with it need not say it again.
+                    let began = reach.withLock { reach in
+                        defer { _ = reach.apply(.failed(now: now())) }
+                        return reach.localSince == nil
+                    }
+                    if began {
+                        logger.warning(
+                            "rate limit \(key): PostgreSQL cannot be reached, keeping a local share: \(error.message)"
+                        )
+                    }
                     continue
                 }
                 guard case .pauseShared(let pauses) = reach.withLock({ $0.apply(.answered(now: now())) }) else {
