@@ -21,8 +21,9 @@ public protocol RateLimitStorage: Sendable {
 
 /// A storage's answer to ``RateLimitStorage/reserve(_:limit:maxWait:)``.
 public enum RateLimitGrant: Sendable, Hashable {
-    /// The slot is at most `after` from now: wait that long, then send. It may have been up to `early` sooner (the
-    /// time the answer took to arrive), which counts as lateness against the limit's margin.
+    /// The slot is at most `after` from now: wait that long, then send. It may have been up to `early` sooner (what
+    /// the storage cannot tell of where the slot lies on this process's clock, and how long ago it passed), which
+    /// counts as lateness against the limit's margin.
     case send(after: Duration, early: Duration = .zero)
     /// The first free slot is this far from now, beyond the caller's `maxWait`; nothing was reserved.
     case refused(nextSlotIn: Duration)

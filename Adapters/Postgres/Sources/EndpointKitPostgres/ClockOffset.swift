@@ -28,22 +28,37 @@ struct ClockOffset: Sendable, Hashable {
     private(set) var at: Time = 0
 
     /// The range at `now`: as narrowed, widened by the drift since.
-    func range(at now: Time) -> (lowest: Time, highest: Time)? {
+    func range(at now: Time) -> ClockRange? {
         guard let lowest else { return nil }
         let widening = (max(0, now - at) * Self.drift + 999_999) / 1_000_000
-        return (lowest - widening, highest + widening)
+        return ClockRange(lowest: lowest - widening, highest: highest + widening)
     }
 
     /// Narrows the range with an answer that read `read` on the database's clock between `sent` and `answered` on
     /// this process's, and returns the range.
-    mutating func observe(read: Time, sent: Time, answered: Time) -> (lowest: Time, highest: Time) {
-        var range = (lowest: read - answered, highest: read - min(sent, answered))
+    mutating func observe(read: Time, sent: Time, answered: Time) -> ClockRange {
+        var range = ClockRange(lowest: read - answered, highest: read - min(sent, answered))
         if let known = self.range(at: answered), known.lowest <= range.highest, range.lowest <= known.highest {
-            range = (max(known.lowest, range.lowest), min(known.highest, range.highest))
+            range = ClockRange(lowest: max(known.lowest, range.lowest), highest: min(known.highest, range.highest))
         }
         (lowest, highest, at) = (range.lowest, range.highest, answered)
         return range
     }
+}
+
+/// The offsets the database's clock may have from this process's: a slot at `s` on the database's clock is at
+/// `s − lowest` here at the latest, and at most ``width`` earlier.
+struct ClockRange: Sendable, Hashable {
+    /// The least the offset can be.
+    var lowest: ClockOffset.Time
+    /// The most it can be.
+    var highest: ClockOffset.Time
+
+    /// How much earlier than its latest a slot may be.
+    var width: ClockOffset.Time { highest - lowest }
+
+    /// Where `slot`, on the database's clock, is here at the latest.
+    func latest(_ slot: ClockOffset.Time) -> ClockOffset.Time { slot - lowest }
 }
 
 /// One answer's reading of the database's clock: the time read, and the moments on this process's clock between

@@ -49,14 +49,18 @@ extension PostgresRateLimits {
     {
         let lateness = (limit.margin / 2).wholeMicroseconds
         while true {
+            // Read before the leases: a range read earlier than a block arrived still holds the offset, only wider.
+            let now = now()
+            let clock = offset.withLock { $0.range(at: now) } ?? ClockRange(lowest: 0, highest: 0)
             let (grant, start, awaited) = leases.withLock {
                 $0.reserve(
                     .reserve(
                         key: key,
-                        now: now(),
+                        now: now,
                         maxWait: maxWait.wholeMicroseconds,
                         lateness: lateness,
-                        most: limit.count
+                        most: limit.count,
+                        clock: clock
                     )
                 )
             }
@@ -75,8 +79,8 @@ extension PostgresRateLimits {
     }
 
     /// Starts `trip`, which leases up to its count of slots of its key, reports them to ``leases`` and hands its
-    /// answer to its result, in a task the storage owns. The block is placed on this process's clock as
-    /// `reserveShared` places a slot (``place(_:_:)``).
+    /// answer to its result, in a task the storage owns. The block stays on the database's clock; its answer narrows
+    /// ``offset``, which places each of its slots when a call takes it.
     private func startTrip(_ trip: LeaseBook.Trip, _ limit: RateLimit, _ maxWait: Duration) {
         let (number, key, count, result) = trip
         let query: PostgresQuery = """
@@ -88,7 +92,6 @@ extension PostgresRateLimits {
         let (leases, offset, interval) = (leases, offset, limit.intervalMicroseconds)
         tripOwner.run {
             var block: RateLimitBlock?
-            var early: RateLimitState.Time = 0
             let answer: Result<LeaseAnswer, any Error>
             do {
                 let row = try await Self.lease(
@@ -99,12 +102,12 @@ extension PostgresRateLimits {
                     within: timeout,
                     start: start
                 )
+                let clock = row.clock
+                _ = offset.withLock { $0.observe(read: clock.read, sent: clock.sent, answered: clock.answered) }
                 if row.taken > 0 {
-                    let (base, width) = Self.place(row.clock.read + row.base, row.clock, offset: offset)
-                    early = width
                     block = RateLimitBlock(
-                        base: base,
-                        floor: base - row.base + row.floor,
+                        base: clock.read + row.base,
+                        floor: clock.read + row.floor,
                         interval: interval,
                         count: row.taken
                     )
@@ -117,7 +120,7 @@ extension PostgresRateLimits {
                 answer = .failure(error)
             }
             leases.withLock { book in
-                _ = book.leases.apply(.leased(key: key, trip: number, block: block, early: early))
+                _ = book.leases.apply(.leased(key: key, trip: number, block: block))
                 book.trips[number] = nil
             }
             result.resolve(answer)

@@ -229,23 +229,14 @@ public final class PostgresRateLimits: RateLimitStorage {
             }
         }
         guard granted else { return .refused(nextSlotIn: .microseconds(wait)) }
-        let (slot, width) = Self.place(clock.read + wait, clock, offset: offset)
-        let now = now()
-        return .send(after: .microseconds(slot - now), early: .microseconds(width + max(0, now - slot)))
+        let range = offset.withLock { $0.observe(read: clock.read, sent: clock.sent, answered: clock.answered) }
+        let (slot, now) = (range.latest(clock.read + wait), now())
+        return .send(after: .microseconds(max(0, slot - now)), early: .microseconds(range.width + max(0, now - slot)))
     }
 
     /// The SQL of the time the statement began on the database's clock, in microseconds: with what a function of the
     /// limits says it ran before it read the clock, the time it read.
     static let statementStart = "(extract(epoch FROM statement_timestamp()) * 1000000)::bigint"
-
-    /// Where `slot`, on the database's clock, lies on this process's at the latest, and how much earlier it may be,
-    /// once `clock` has narrowed `offset`.
-    static func place(_ slot: RateLimitState.Time, _ clock: ClockReading, offset: Locked<ClockOffset>) -> (
-        slot: RateLimitState.Time, width: Int64
-    ) {
-        let range = offset.withLock { $0.observe(read: clock.read, sent: clock.sent, answered: clock.answered) }
-        return (slot - range.lowest, range.highest - range.lowest)
-    }
 
     /// Records a pause of `key` in PostgreSQL, which tells every listening instance.
     private func pauseShared(_ key: String, for duration: Duration) async throws(EndpointError) {

@@ -15,15 +15,16 @@ import EndpointKit
 /// - A lease that arrives with calls waiting for it doubles the size (or raises it to the calls that waited);
 ///   otherwise slots dropped unused since the last lease halve it. A trip that failed or was refused leaves it.
 ///
-/// Times are microseconds of the process's clock; a block's slots are at most `early` later than the database
-/// granted them (the time its answer took to arrive).
+/// Blocks are kept on the database's clock and placed on the process's when a slot is handed out, with the range
+/// the answers so far leave for the offset between the two (``ClockRange``): a block leased while only slow answers
+/// had come is placed as precisely as the quickest answer before each of its slots. Other times are microseconds of
+/// the process's clock.
 struct RateLimitLeases: Sendable, Hashable {
     typealias Time = RateLimitState.Time
 
-    /// A block in hand: how late its slots may be, and how many of them were taken.
+    /// A block in hand, on the database's clock, and how many of its slots were taken.
     struct Held: Sendable, Hashable {
         var block: RateLimitBlock
-        var early: Time
         var taken = 0
     }
 
@@ -56,17 +57,18 @@ struct RateLimitLeases: Sendable, Hashable {
     enum Event: Sendable, Hashable {
         /// A call asks for a slot of `key`, waits at most `maxWait`, and may send up to `lateness` after its slot; a
         /// trip for the key asks for at most `most` slots (the limit's count: a lease never holds more than a window).
-        case reserve(key: String, now: Time, maxWait: Time, lateness: Time, most: Int)
-        /// A trip ended: it leased `block` (on this process's clock, up to `early` late), or nothing (`nil`).
-        case leased(key: String, trip: UInt64, block: RateLimitBlock?, early: Time)
+        /// `clock` places the blocks' slots on this process's clock.
+        case reserve(key: String, now: Time, maxWait: Time, lateness: Time, most: Int, clock: ClockRange)
+        /// A trip ended: it leased `block` (on the database's clock), or nothing (`nil`).
+        case leased(key: String, trip: UInt64, block: RateLimitBlock?)
     }
 
     enum Effect: Sendable, Hashable {
-        /// The call sends after `wait`, a slot at most `early` later than the database's.
+        /// The call sends after `wait`; its slot may have been up to `early` sooner.
         case send(wait: Time, early: Time)
         /// The call's first slot in hand is `wait` away, beyond its `maxWait`.
         case refuse(wait: Time)
-        /// Lease `count` slots of `key` (trip number `trip`), then report ``Event/leased(key:trip:block:early:)``.
+        /// Lease `count` slots of `key` (trip number `trip`), then report ``Event/leased(key:trip:block:)``.
         case lease(key: String, trip: UInt64, count: Int)
         /// The call waits for trip `trip`, then asks again.
         case await(trip: UInt64)
@@ -75,11 +77,12 @@ struct RateLimitLeases: Sendable, Hashable {
     /// Applies `event` and returns what its caller is to do, in order.
     mutating func apply(_ event: Event) -> [Effect] {
         switch event {
-        case .reserve(let key, let now, let maxWait, let lateness, let most):
+        case .reserve(let key, let now, let maxWait, let lateness, let most, let clock):
             var lease = leases[key] ?? Lease()
             defer { leases[key] = lease }
-            return reserve(&lease, key: key, now: now, maxWait: maxWait, lateness: lateness, most: most)
-        case .leased(let key, let trip, let block, let early):
+            let call = Call(now: now, maxWait: maxWait, lateness: lateness, clock: clock)
+            return reserve(&lease, key: key, call, most: most)
+        case .leased(let key, let trip, let block):
             guard var lease = leases[key], lease.trip == trip else { return [] }
             // A trip that failed or was refused says nothing of how many slots the calls need.
             if let block {
@@ -88,7 +91,7 @@ struct RateLimitLeases: Sendable, Hashable {
                 } else if lease.wasted > 0 {
                     lease.size = max(1, lease.size / 2)
                 }
-                lease.blocks.append(Held(block: block, early: early))
+                lease.blocks.append(Held(block: block))
             }
             (lease.trip, lease.waiting, lease.wasted) = (nil, 0, 0)
             leases[key] = lease
@@ -96,16 +99,18 @@ struct RateLimitLeases: Sendable, Hashable {
         }
     }
 
+    /// What a call brings to its reservation.
+    struct Call {
+        var now: Time
+        var maxWait: Time
+        var lateness: Time
+        var clock: ClockRange
+    }
+
     /// A call's reservation in `lease`.
-    private mutating func reserve(
-        _ lease: inout Lease,
-        key: String,
-        now: Time,
-        maxWait: Time,
-        lateness: Time,
-        most: Int
-    ) -> [Effect] {
-        dropPassed(&lease, now: now, lateness: lateness)
+    private mutating func reserve(_ lease: inout Lease, key: String, _ call: Call, most: Int) -> [Effect] {
+        let (now, clock) = (call.now, call.clock)
+        dropPassed(&lease, call)
         let most = max(1, min(maximumSlots, most))
         guard let first = lease.blocks.first else {
             if let trip = lease.trip {
@@ -116,11 +121,11 @@ struct RateLimitLeases: Sendable, Hashable {
             let count = min(most, max(lease.size, lease.waiting))
             return [startTrip(&lease, key: key, count: count), .await(trip: lastTrip)]
         }
-        let slot = first.block.slot(first.taken)
-        guard slot - now <= maxWait else { return [.refuse(wait: slot - now)] }
+        let slot = clock.latest(first.block.slot(first.taken))
+        guard slot - now <= call.maxWait else { return [.refuse(wait: slot - now)] }
         lease.blocks[0].taken += 1
         if lease.blocks[0].taken == first.block.count { lease.blocks.removeFirst() }
-        var effects: [Effect] = [.send(wait: max(0, slot - now), early: first.early + max(0, now - slot))]
+        var effects: [Effect] = [.send(wait: max(0, slot - now), early: clock.width + max(0, now - slot))]
         let size = min(most, lease.size)
         if lease.trip == nil, size >= 2, lease.inHand < size {
             effects.append(startTrip(&lease, key: key, count: size))
@@ -128,14 +133,14 @@ struct RateLimitLeases: Sendable, Hashable {
         return effects
     }
 
-    /// Drops the slots a call can no longer keep: passed by more than `lateness`, their block's lateness counted. A
-    /// slot still ahead is handed out even from a block whose answer was slow: ``EndpointKit/RateLimiter`` gives up
-    /// a late slot and takes another, at most a few times, as with one trip per call; dropping such blocks here
-    /// would lease again and again, each lease using up slots of the fleet's limit.
-    private func dropPassed(_ lease: inout Lease, now: Time, lateness: Time) {
+    /// Drops the slots a call can no longer keep: passed by more than its `lateness`, the clock range's width
+    /// counted. A slot still ahead is handed out even while the range is wide: ``EndpointKit/RateLimiter`` gives up
+    /// a late slot and takes another, at most a few times, and the trips meanwhile may narrow the range; dropping
+    /// such blocks here would lease again and again, each lease using up slots of the fleet's limit.
+    private func dropPassed(_ lease: inout Lease, _ call: Call) {
         while let first = lease.blocks.first {
-            let slot = first.block.slot(first.taken)
-            guard slot < now, now - slot + first.early > lateness else { return }
+            let slot = call.clock.latest(first.block.slot(first.taken))
+            guard slot < call.now, call.now - slot + call.clock.width > call.lateness else { return }
             lease.wasted += 1
             lease.blocks[0].taken += 1
             if lease.blocks[0].taken == first.block.count { lease.blocks.removeFirst() }

@@ -12,7 +12,10 @@ import Testing
     func oneAnswer() {
         var offset = ClockOffset()
         #expect(offset.range(at: 0) == nil)
-        #expect(offset.observe(read: 5_000_000, sent: 1_000, answered: 61_000) == (4_939_000, 4_999_000))
+        #expect(
+            offset.observe(read: 5_000_000, sent: 1_000, answered: 61_000)
+                == ClockRange(lowest: 4_939_000, highest: 4_999_000)
+        )
     }
 
     @Test("A quick answer keeps a later slow one precise; the range widens by 100 µs a second after it")
@@ -21,15 +24,18 @@ import Testing
         _ = offset.observe(read: 5_000_000, sent: 1_000, answered: 1_300)
         // A second later, an answer 60 ms slow: its own range is 60 ms wide, the known one 300 µs and 2 × 100 µs.
         let range = offset.observe(read: 6_000_000, sent: 941_300, answered: 1_001_300)
-        #expect(range == (4_998_700, 4_999_100))
-        #expect(offset.range(at: 3_001_300)! == (4_998_500, 4_999_300))
+        #expect(range == ClockRange(lowest: 4_998_700, highest: 4_999_100))
+        #expect(offset.range(at: 3_001_300) == ClockRange(lowest: 4_998_500, highest: 4_999_300))
     }
 
     @Test("An answer whose range misses the known one (a clock was stepped) starts the range again from itself")
     func steppedClock() {
         var offset = ClockOffset()
         _ = offset.observe(read: 5_000_000, sent: 1_000, answered: 1_300)
-        #expect(offset.observe(read: 9_000_000, sent: 2_000, answered: 2_500) == (8_997_500, 8_998_000))
+        #expect(
+            offset.observe(read: 9_000_000, sent: 2_000, answered: 2_500)
+                == ClockRange(lowest: 8_997_500, highest: 8_998_000)
+        )
     }
 
     @Test("A reading counts what the statement ran before reading the clock, within the trip (clamped)")

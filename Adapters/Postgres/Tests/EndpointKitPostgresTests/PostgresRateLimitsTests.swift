@@ -105,9 +105,10 @@ enum Reservations: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
-    /// The limits' margin. Running the suites side by side, this machine answers up to about 50 ms late; a slot is
-    /// placed by the quickest answer so far, but an instance's first blocks come before any quick answer, and a
-    /// block's slots keep the placement they were leased with, so a leased limit needs a margin past that.
+    /// The limits' margin. Running the suites side by side, this machine answers up to about 50 ms late. A slot is
+    /// placed by the quickest answer so far, but an instance's first blocks come before any quick answer: the
+    /// leased calls that take their slots then may give up 8 in a row before a quicker answer places the rest, so
+    /// a leased limit here needs a margin past that.
     var margin: Duration { self == .leased ? .milliseconds(300) : .milliseconds(50) }
 }
 

@@ -14,10 +14,19 @@ import Testing
     let maxWait: Time = 5_000_000
     let lateness: Time = 25_000
 
-    func reserve(_ leases: inout RateLimitLeases, at now: Time, maxWait: Time? = nil, most: Int = 100)
-        -> [RateLimitLeases.Effect]
-    {
-        leases.apply(.reserve(key: "k", now: now, maxWait: maxWait ?? self.maxWait, lateness: lateness, most: most))
+    /// The clocks known to agree: a block's slots are handed out as the database gave them, nothing sooner.
+    static let agreed = ClockRange(lowest: 0, highest: 0)
+
+    func reserve(
+        _ leases: inout RateLimitLeases,
+        at now: Time,
+        maxWait: Time? = nil,
+        most: Int = 100,
+        clock: ClockRange = agreed
+    ) -> [RateLimitLeases.Effect] {
+        leases.apply(
+            .reserve(key: "k", now: now, maxWait: maxWait ?? self.maxWait, lateness: lateness, most: most, clock: clock)
+        )
     }
 
     /// A block of `count` slots spaced by the limit's interval from `start`.
@@ -31,11 +40,16 @@ import Testing
         #expect(reserve(&leases, at: 0) == [.lease(key: "k", trip: 1, count: 1), .await(trip: 1)])
         #expect(reserve(&leases, at: 10) == [.await(trip: 1)])
         #expect(reserve(&leases, at: 20) == [.await(trip: 1)])
-        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 1_000, count: 1), early: 300))
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 1_000, count: 1)))
         // Three calls waited for a trip of one slot: the lease grows to cover them.
         #expect(leases.leases["k"]?.size == 3)
         // The slot is taken, and with none left of a lease of three the next trip starts at once.
-        #expect(reserve(&leases, at: 1_000) == [.send(wait: 0, early: 300), .lease(key: "k", trip: 2, count: 3)])
+        let wide = ClockRange(lowest: 0, highest: 300)
+        #expect(
+            reserve(&leases, at: 1_000, clock: wide) == [
+                .send(wait: 0, early: 300), .lease(key: "k", trip: 2, count: 3),
+            ]
+        )
         #expect(reserve(&leases, at: 1_010) == [.await(trip: 2)])
     }
 
@@ -44,12 +58,12 @@ import Testing
         var leases = RateLimitLeases(maximumSlots: 16)
         _ = reserve(&leases, at: 0)
         for _ in 0..<3 { _ = reserve(&leases, at: 0) }
-        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 100, count: 4), early: 0))
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 100, count: 4)))
         #expect(leases.leases["k"]?.size == 4)
         // Three left of a lease of four: the next trip starts, and the call still takes its slot at once.
         #expect(reserve(&leases, at: 100) == [.send(wait: 0, early: 0), .lease(key: "k", trip: 2, count: 4)])
         #expect(reserve(&leases, at: 100) == [.send(wait: interval, early: 0)])
-        _ = leases.apply(.leased(key: "k", trip: 2, block: block(from: 100 + 4 * interval, count: 4), early: 0))
+        _ = leases.apply(.leased(key: "k", trip: 2, block: block(from: 100 + 4 * interval, count: 4)))
         // Nobody waited and nothing was wasted: the size stays. Six in hand: no trip until fewer than four.
         #expect(leases.leases["k"]?.size == 4)
         #expect(reserve(&leases, at: 100) == [.send(wait: 2 * interval, early: 0)])
@@ -65,12 +79,12 @@ import Testing
         var leases = RateLimitLeases(maximumSlots: 16)
         _ = reserve(&leases, at: 0)
         for _ in 0..<7 { _ = reserve(&leases, at: 0) }
-        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 0, count: 8), early: 1_000))
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 0, count: 8)))
         #expect(leases.leases["k"]?.size == 8)
         // At 2 intervals + 20 ms: slot 0 and 1 are past by more than 25 ms less their 1 ms lateness; slot 2 is
         // 20 ms late and kept, its lateness said.
         let now = 2 * interval + 20_000
-        let effects = reserve(&leases, at: now)
+        let effects = reserve(&leases, at: now, clock: ClockRange(lowest: 0, highest: 1_000))
         #expect(effects.first == .send(wait: 0, early: 21_000))
         #expect(leases.leases["k"]?.wasted == 2)
         // Five left of a lease of eight: the next trip starts.
@@ -79,7 +93,7 @@ import Testing
             return
         }
         #expect(count == 8)
-        _ = leases.apply(.leased(key: "k", trip: trip, block: block(from: 8 * interval, count: 8), early: 0))
+        _ = leases.apply(.leased(key: "k", trip: trip, block: block(from: 8 * interval, count: 8)))
         #expect(leases.leases["k"]?.size == 4)
     }
 
@@ -88,7 +102,7 @@ import Testing
         var leases = RateLimitLeases(maximumSlots: 16)
         #expect(reserve(&leases, at: 0, most: 1).first == .lease(key: "k", trip: 1, count: 1))
         for _ in 0..<5 { _ = reserve(&leases, at: 0, most: 1) }
-        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 0, count: 1), early: 0))
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 0, count: 1)))
         // Six calls waited, but one slot a window is all a lease may hold: no trip starts beside the grant.
         #expect(reserve(&leases, at: 0, most: 1) == [.send(wait: 0, early: 0)])
         #expect(reserve(&leases, at: 0, most: 1) == [.lease(key: "k", trip: 2, count: 1), .await(trip: 2)])
@@ -99,7 +113,7 @@ import Testing
         var leases = RateLimitLeases(maximumSlots: 16)
         _ = reserve(&leases, at: 0)
         _ = reserve(&leases, at: 0)
-        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 0, count: 2), early: 0))
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 0, count: 2)))
         #expect(leases.leases["k"]?.size == 2)
         let effects = reserve(&leases, at: 0)
         guard case .lease(_, let trip, 2)? = effects.last else {
@@ -108,26 +122,42 @@ import Testing
         }
         // Both slots are taken before the next lease arrives, and no call waited for it.
         #expect(reserve(&leases, at: 0) == [.send(wait: interval, early: 0)])
-        _ = leases.apply(.leased(key: "k", trip: trip, block: block(from: 2 * interval, count: 2), early: 0))
+        _ = leases.apply(.leased(key: "k", trip: trip, block: block(from: 2 * interval, count: 2)))
         #expect(leases.leases["k"]?.size == 2)
     }
 
-    @Test("A slot still ahead is handed out from a slow block, its lateness said, and no trip is made for it")
+    @Test("A slot still ahead is handed out while the clock range is wide, its width said, and no trip is made for it")
     func slowAnswer() {
         var leases = RateLimitLeases(maximumSlots: 16)
         _ = reserve(&leases, at: 0)
-        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 500_000, count: 3), early: lateness + 1))
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 500_000, count: 3)))
         // The limiter gives such a slot up and asks again, a few times at most; leasing anew for it would use up the
         // fleet's slots one slow trip after another.
-        #expect(reserve(&leases, at: 0) == [.send(wait: 500_000, early: lateness + 1)])
+        let slow = ClockRange(lowest: 0, highest: lateness + 1)
+        #expect(reserve(&leases, at: 0, clock: slow) == [.send(wait: 500_000, early: lateness + 1)])
         #expect(leases.leases["k"]?.wasted == 0)
+    }
+
+    @Test("A block's slots are placed when handed out: a range narrowed since the lease places the rest precisely")
+    func placedWhenHandedOut() {
+        var leases = RateLimitLeases(maximumSlots: 16)
+        _ = reserve(&leases, at: 0)
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 500_000, count: 3)))
+        // Only a slow answer so far: the database's clock is 0 to 60 ms ahead.
+        #expect(
+            reserve(&leases, at: 0, clock: ClockRange(lowest: 0, highest: 60_000)).first
+                == .send(wait: 500_000, early: 60_000)
+        )
+        // A quick answer since: 40 to 40.5 ms ahead. The next slot is 40 ms sooner here, and at most 0.5 ms early.
+        let narrow = ClockRange(lowest: 40_000, highest: 40_500)
+        #expect(reserve(&leases, at: 0, clock: narrow).first == .send(wait: 500_000 + interval - 40_000, early: 500))
     }
 
     @Test("A call whose first slot in hand is beyond its maxWait is refused, and the slot stays for the next call")
     func refusal() {
         var leases = RateLimitLeases(maximumSlots: 16)
         _ = reserve(&leases, at: 0)
-        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 500_000, count: 1), early: 0))
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 500_000, count: 1)))
         #expect(reserve(&leases, at: 0, maxWait: 100_000) == [.refuse(wait: 500_000)])
         #expect(reserve(&leases, at: 0).first == .send(wait: 500_000, early: 0))
     }
@@ -137,12 +167,12 @@ import Testing
         var leases = RateLimitLeases(maximumSlots: 16)
         _ = reserve(&leases, at: 0)
         _ = reserve(&leases, at: 0)
-        _ = leases.apply(.leased(key: "k", trip: 1, block: nil, early: 0))
+        _ = leases.apply(.leased(key: "k", trip: 1, block: nil))
         #expect(leases.leases["k"]?.size == 1)
         #expect(leases.leases["k"]?.trip == nil)
         #expect(reserve(&leases, at: 5).first == .lease(key: "k", trip: 2, count: 1))
         // A report of a trip that is not the key's own changes nothing.
-        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 0, count: 5), early: 0))
+        _ = leases.apply(.leased(key: "k", trip: 1, block: block(from: 0, count: 5)))
         #expect(leases.leases["k"]?.inHand == 0)
     }
 
@@ -263,7 +293,8 @@ struct LeaseWalk {
             now: now,
             maxWait: maxWait,
             lateness: 25_000,
-            most: limit.count
+            most: limit.count,
+            clock: RateLimitLeasesTests.agreed
         )
         for effect in instances[instance].apply(event) {
             switch effect {
@@ -295,7 +326,7 @@ struct LeaseWalk {
                 ).block
             refused = block == nil
         }
-        _ = instances[trip.instance].apply(.leased(key: "k", trip: trip.trip, block: block, early: 0))
+        _ = instances[trip.instance].apply(.leased(key: "k", trip: trip.trip, block: block))
         let waiting = parked.filter { $0 == (trip.instance, trip.trip) }
         parked.removeAll { $0 == (trip.instance, trip.trip) }
         if refused { return }
