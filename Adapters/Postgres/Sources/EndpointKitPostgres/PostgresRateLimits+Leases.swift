@@ -49,11 +49,12 @@ extension PostgresRateLimits {
     {
         let lateness = (limit.margin / 2).wholeMicroseconds
         while true {
-            // Read before the leases: a range read earlier than a block arrived still holds the offset, only wider.
             let now = now()
-            let clock = offset.withLock { $0.range(at: now) } ?? ClockRange(lowest: 0, highest: 0)
-            let (grant, start, awaited) = leases.withLock {
-                $0.reserve(
+            let (grant, start, awaited) = leases.withLock { book in
+                // Read under the leases' lock (the one place the two locks nest, in this order): a trip narrows the
+                // offset before it lists its block, so every block in hand has a range to place it by.
+                let clock = offset.withLock { $0.range(at: now) } ?? ClockRange(lowest: 0, highest: 0)
+                return book.reserve(
                     .reserve(
                         key: key,
                         now: now,

@@ -32,15 +32,19 @@ import Testing
                     )
                 )
                 try await limits.prepare()
-                // A slot reached more than 75 ms late is given up: the slow answers below come 100 ms late, and the
-                // suites beside this one make quick answers take up to about 50 ms.
-                let limit = RateLimit(5, per: .seconds(1), margin: .milliseconds(150))
+                // A slot reached more than 95 ms late is given up: the slow answers below come 100 ms late, and on
+                // this machine, with the suites beside this one, a call may wake some tens of milliseconds late.
+                let limit = RateLimit(5, per: .seconds(1), margin: .milliseconds(190))
                 let limiter = RateLimiter(limit, key: fixture.key, storage: limits)
                 let client = fixture.client(limitedBy: limiter)
                 let endpoint = fixture.limited(limit: 5, period: .seconds(1), instance: "a")
-                // Quick answers first: they tell how this process's clock stands to the database's.
-                for _ in 0..<3 { _ = try await client.response(for: endpoint) }
-                // From now on each statement's commit, after it read the clock, waits 100 ms (the most it can).
+                // Quick answers first: they tell how this process's clock stands to the database's. Their commits
+                // wait for no disk flush, which the suites beside this one make slow.
+                try await single.query("SET synchronous_commit = off", logger: database.logger)
+                for _ in 0..<5 { _ = try await client.response(for: endpoint) }
+                // From now on each statement's commit, after it read the clock, flushes and first waits 100 ms (the
+                // most it can).
+                try await single.query("SET synchronous_commit = on", logger: database.logger)
                 try await single.query("SET commit_siblings = 0", logger: database.logger)
                 try await single.query("SET commit_delay = 100000", logger: database.logger)
                 let delay = try await Self.setting("commit_delay", on: single, database)
@@ -62,7 +66,7 @@ import Testing
                 let retaken = limiter.retakenSlots - quick
                 #expect(retaken < 8, "slots given up as late: \(retaken), for 8 calls")
                 let window = try await fixture.window(.seconds(1))
-                #expect(window.count == 11 && window.max <= 5 && window.over == 0, "\(window)")
+                #expect(window.count == 13 && window.max <= 5 && window.over == 0, "\(window)")
             }
         }
     }
