@@ -157,11 +157,7 @@ public final class PostgresRateLimits: RateLimitStorage {
                     where error.kind == .storageFailed
                 {
                     // Said once a spell: the calls that find PostgreSQL gone with it need not say it again.
-                    let began = reach.withLock { reach in
-                        defer { _ = reach.apply(.failed(now: now())) }
-                        return reach.localSince == nil
-                    }
-                    if began {
+                    if reach.withLock({ $0.apply(.failed(now: now())) }) == .beganLocal {
                         logger.warning(
                             "rate limit \(key): PostgreSQL cannot be reached, keeping a local share: \(error.message)"
                         )

@@ -50,6 +50,8 @@ struct RateLimitReach: Sendable, Hashable {
         case useShared
         /// Reserve in this spell's counts.
         case useLocal
+        /// A spell began with this failure: say so once, then reserve in its counts.
+        case beganLocal
         /// Pause each key in PostgreSQL for this long, then reserve again.
         case pauseShared([String: Time])
         /// The answer of a local reservation.
@@ -67,11 +69,10 @@ struct RateLimitReach: Sendable, Hashable {
             retryAt = now + retryInterval
             return .useShared
         case .failed(let now):
-            if localSince == nil {
-                localSince = now
-                retryAt = now + retryInterval
-            }
-            return .useLocal
+            guard localSince == nil else { return .useLocal }
+            localSince = now
+            retryAt = now + retryInterval
+            return .beganLocal
         case .answered(let now):
             guard localSince != nil else { return .none }
             defer { (localSince, states, holdUntil) = (nil, [:], [:]) }

@@ -31,8 +31,10 @@ import Testing
     func goingLocal() {
         var reach = RateLimitReach(retryInterval: 1_000_000)
         #expect(reach.apply(.route(now: 10)) == .useShared)
-        #expect(reach.apply(.failed(now: 100)) == .useLocal)
+        #expect(reach.apply(.failed(now: 100)) == .beganLocal)
         #expect(reach.apply(.route(now: 200)) == .useLocal)
+        // A failure within the spell begins none.
+        #expect(reach.apply(.failed(now: 150)) == .useLocal)
         // Slots PostgreSQL granted may lie up to maxWait after the failure: the first local one is a window later.
         #expect(reserveLocally(&reach, at: 200) == .refuse(wait: 100 + maxWait + window - 200))
         let now = 100 + maxWait + 10
